@@ -1,0 +1,4 @@
+package io.remold.api;
+
+/** What a ModRule does to the objects it matches. */
+public enum RuleType { Patch, Reject }
