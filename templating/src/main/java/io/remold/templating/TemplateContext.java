@@ -1,0 +1,15 @@
+package io.remold.templating;
+
+import jakarta.json.JsonValue;
+import java.util.List;
+
+/**
+ * What a template can see: {@code Target}, {@code Namespace}, {@code SelectedItem}, {@code SelectKeyParts},
+ * {@code Operation} and {@code OldTarget}. Any component may be null; a missing value renders empty.
+ */
+public record TemplateContext(JsonValue target, String namespace, JsonValue selectedItem,
+                              List<Object> selectKeyParts, String operation, JsonValue oldTarget) {
+    public TemplateContext {
+        selectKeyParts = selectKeyParts == null ? List.of() : List.copyOf(selectKeyParts);
+    }
+}
