@@ -1,0 +1,24 @@
+package io.remold.engine;
+
+import io.remold.api.AdmissionOperation;
+import jakarta.json.JsonValue;
+
+import java.util.Objects;
+
+/**
+ * What the engine decides about. {@code namespace} is empty for cluster-scoped objects. For DELETE the object
+ * examined is {@code oldObject}. {@code namespaceRef} and {@code nodeRef} (may be null) become
+ * {@code syntheticRefs.namespace} and {@code syntheticRefs.node}. {@code explain} asks for a reason per rule.
+ */
+public record AdmissionRequest(AdmissionOperation operation, String namespace, JsonValue object,
+                               JsonValue oldObject, JsonValue namespaceRef, JsonValue nodeRef, boolean explain) {
+    public AdmissionRequest {
+        Objects.requireNonNull(operation, "operation");
+        namespace = namespace == null ? "" : namespace;
+    }
+
+    /** A CREATE without references or explanation. */
+    public static AdmissionRequest create(String namespace, JsonValue object) {
+        return new AdmissionRequest(AdmissionOperation.CREATE, namespace, object, null, null, null, false);
+    }
+}

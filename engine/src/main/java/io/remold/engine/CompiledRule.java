@@ -1,0 +1,438 @@
+package io.remold.engine;
+
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
+import io.remold.api.AdmissionOperation;
+import io.remold.api.MatchFor;
+import io.remold.api.MatchItem;
+import io.remold.api.ModRule;
+import io.remold.api.ModRuleSpec;
+import io.remold.api.PatchOp;
+import io.remold.api.PatchOperation;
+import io.remold.api.RuleType;
+import io.remold.jsonpath.JsonPath;
+import io.remold.jsonpath.JsonPathException;
+import io.remold.jsonpath.Selection;
+import io.remold.templating.TemplateContext;
+import io.remold.templating.TemplateException;
+import io.remold.templating.Templates;
+import io.remold.templating.TextTemplate;
+import io.remold.templating.ValueTemplate;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+
+/** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
+final class CompiledRule {
+    private static final java.util.regex.Pattern SIMPLE_STEP =
+            java.util.regex.Pattern.compile("\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\"([^\"\\\\]*)\"\\]|\\['([^'\\\\]*)'\\]");
+
+    final ModRule rule;
+    final String namespace;
+    final String name;
+    final int tier;
+    final RuleType type;
+    final Set<AdmissionOperation> operations;
+    /** Null when the rule has no targetNamespaceRegex. */
+    final Pattern targetNamespace;
+    final List<Match> match;
+    final List<Step> patch;
+    final TextTemplate rejectMessage;
+    /** Position in the engine's global (tier, namespace, name) order, set when the engine is built. */
+    int rank;
+
+    /** One compiled match item; {@code simplePath} is non-null when select is a plain path like {@code $.kind}. */
+    record Match(JsonPath select, List<String> simplePath, MatchFor matchFor, String value, Set<String> values,
+                 Pattern regex, boolean negate) {
+
+        /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
+        String failure(JsonValue object, boolean explain) {
+            List<Selection> results;
+            try {
+                results = select.select(object);
+            } catch (RuntimeException e) {
+                // KubeMod: a query that fails (index out of range, type error) selects nothing.
+                return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
+            }
+            List<JsonValue> found = new ArrayList<>(results.size());
+            if (results.size() == 1 && results.getFirst().captures().isEmpty()) {
+                // A singular query (no wildcard, filter or descent) gives its value as it is, like KubeMod's.
+                JsonValue v = results.getFirst().value();
+                if (v == JsonValue.TRUE || v == JsonValue.FALSE) {
+                    boolean holds = (v == JsonValue.TRUE) != negate;
+                    return holds ? null : explain ? "select yielded " + v + (negate ? " (negated)" : "") : "false";
+                }
+                if (v == JsonValue.NULL) {
+                    // A lone null is "nothing selected", as in Go where it decodes to nil.
+                } else if (v instanceof JsonArray array) {
+                    found.addAll(array);
+                } else {
+                    found.add(v);
+                }
+            } else {
+                for (Selection s : results) {
+                    found.add(s.value());
+                }
+            }
+            if (found.isEmpty()) {
+                return negate ? null : explain ? "select yielded nothing" : "nothing selected";
+            }
+            boolean all = matchFor == MatchFor.All;
+            boolean result = all;
+            String witness = null;
+            for (JsonValue v : found) {
+                String text = Json.matchText(v);
+                if (matches(text) != all) {
+                    result = !all;
+                    witness = text;
+                    break;
+                }
+            }
+            boolean holds = result != negate;
+            if (holds) {
+                return null;
+            }
+            if (!explain) {
+                return "no match";
+            }
+            String criterion = value != null ? "matchValue " + quoted(value)
+                    : !values.isEmpty() ? "matchValues " + this.values
+                    : regex != null ? "matchRegex " + quoted(regex.pattern()) : "any value";
+            if (negate) {
+                return all ? "every selected value matches " + criterion + " (negated)"
+                        : quoted(witness) + " matches " + criterion + " (negated)";
+            }
+            return all ? quoted(witness) + " does not match " + criterion
+                    : "no selected value matches " + criterion + " (selected: " + texts(found) + ")";
+        }
+
+        /** KubeMod's precedence: matchValue, else matchValues, else matchRegex, else any value. */
+        private boolean matches(String text) {
+            if (value != null) {
+                return value.equals(text);
+            }
+            if (!values.isEmpty()) {
+                return values.contains(text);
+            }
+            if (regex != null) {
+                return regex.matcher(text).find();
+            }
+            return true;
+        }
+
+        /** The constants the selected value must equal, when this item can index its rule; else null. */
+        Set<String> indexKeys() {
+            if (simplePath == null || negate) {
+                return null;
+            }
+            if (value != null) {
+                return Set.of(value);
+            }
+            return values.isEmpty() ? null : values;
+        }
+
+        private static String texts(List<JsonValue> values) {
+            var out = new ArrayList<String>();
+            for (JsonValue v : values.subList(0, Math.min(values.size(), 5))) {
+                out.add(quoted(Json.matchText(v)));
+            }
+            return String.join(", ", out) + (values.size() > 5 ? ", ..." : "");
+        }
+
+        private static String quoted(String s) {
+            return "\"" + s + "\"";
+        }
+    }
+
+    /** One compiled patch operation; {@code select} may be null. */
+    record Step(PatchOp op, JsonPath select, PathTemplate path, ValueTemplate value) {
+    }
+
+    private CompiledRule(ModRule rule, Pattern targetNamespace, List<Match> match, List<Step> patch,
+                         TextTemplate rejectMessage) {
+        this.rule = rule;
+        this.namespace = rule.namespace();
+        this.name = rule.name();
+        this.tier = rule.spec().executionTier();
+        this.type = rule.spec().type();
+        this.operations = EnumSet.copyOf(rule.spec().admissionOperations());
+        this.targetNamespace = targetNamespace;
+        this.match = match;
+        this.patch = patch;
+        this.rejectMessage = rejectMessage;
+    }
+
+    /** Thrown by {@link #compile} with every problem of the rule. */
+    static final class Invalid extends Exception {
+        final List<RuleCompilation.Problem> problems;
+
+        Invalid(List<RuleCompilation.Problem> problems) {
+            super(problems.toString(), null, false, false);
+            this.problems = problems;
+        }
+    }
+
+    static CompiledRule compile(ModRule rule) throws Invalid {
+        var problems = new ArrayList<RuleCompilation.Problem>();
+        var spec = rule.spec();
+        boolean kubemod = rule.isKubeMod();
+        checkShape(spec, problems);
+
+        Pattern target = null;
+        if (spec.targetNamespaceRegex() != null && !spec.targetNamespaceRegex().isEmpty()) {
+            target = regex(spec.targetNamespaceRegex(), "spec.targetNamespaceRegex", problems);
+        }
+
+        var match = new ArrayList<Match>();
+        for (int i = 0; i < spec.match().size(); i++) {
+            MatchItem item = spec.match().get(i);
+            String at = "spec.match[" + i + "]";
+            JsonPath select = path(item.select(), at + ".select", problems);
+            Pattern regex = item.matchRegex() == null ? null : regex(item.matchRegex(), at + ".matchRegex", problems);
+            int criteria = (item.matchValue() != null ? 1 : 0) + (item.matchValues().isEmpty() ? 0 : 1)
+                    + (item.matchRegex() != null ? 1 : 0);
+            if (criteria > 1) {
+                problems.add(new RuleCompilation.Problem(at, 0,
+                        "use only one of matchValue, matchValues and matchRegex"));
+            }
+            match.add(new Match(select, simplePath(item.select()), item.matchFor(), item.matchValue(),
+                    Set.copyOf(new LinkedHashSet<>(item.matchValues())), regex, item.negate()));
+        }
+
+        var steps = new ArrayList<Step>();
+        for (int i = 0; i < spec.patch().size(); i++) {
+            PatchOperation op = spec.patch().get(i);
+            String at = "spec.patch[" + i + "]";
+            JsonPath select = op.select() == null || op.select().isBlank() ? null
+                    : path(op.select(), at + ".select", problems);
+            checkPointer(op.path(), at + ".path", problems);
+            PathTemplate path = PathTemplate.parse(op.path());
+            int highest = path.highestPlaceholder();
+            if (highest >= 0 && op.select() == null) {
+                problems.add(new RuleCompilation.Problem(at + ".path", op.path().indexOf('#'),
+                        "#" + highest + " needs a select whose results it refers to"));
+            } else if (highest >= 0 && select != null && highest >= maxCaptures(op.select())) {
+                problems.add(new RuleCompilation.Problem(at + ".path", op.path().indexOf("#" + highest),
+                        "#" + highest + " is beyond the " + maxCaptures(op.select())
+                                + " wildcard, filter or descent step(s) of the select"));
+            }
+            ValueTemplate value = null;
+            if (op.op() != PatchOp.remove) {
+                String source = op.value() == null ? "" : op.value();
+                value = template(source, kubemod, at + ".value", problems, Templates::compileValue);
+            }
+            steps.add(new Step(op.op(), select, path, value));
+        }
+
+        TextTemplate reject = null;
+        if (spec.rejectMessage() != null) {
+            reject = template(spec.rejectMessage(), kubemod, "spec.rejectMessage", problems, Templates::compileText);
+        }
+        if (!problems.isEmpty()) {
+            throw new Invalid(List.copyOf(problems));
+        }
+        return new CompiledRule(rule, target, List.copyOf(match), List.copyOf(steps), reject);
+    }
+
+    /** Field combinations the schema cannot express. */
+    private static void checkShape(ModRuleSpec spec, List<RuleCompilation.Problem> problems) {
+        if (spec.match().isEmpty()) {
+            problems.add(new RuleCompilation.Problem("spec.match", 0, "at least one match item is required"));
+        }
+        if (spec.type() == RuleType.Patch && spec.patch().isEmpty()) {
+            problems.add(new RuleCompilation.Problem("spec.patch", 0, "a Patch rule needs at least one operation"));
+        }
+        if (spec.type() == RuleType.Reject && !spec.patch().isEmpty()) {
+            problems.add(new RuleCompilation.Problem("spec.patch", 0, "a Reject rule cannot have a patch"));
+        }
+        if (spec.type() == RuleType.Patch && spec.rejectMessage() != null) {
+            problems.add(new RuleCompilation.Problem("spec.rejectMessage", 0,
+                    "only Reject rules have a rejectMessage"));
+        }
+        if (spec.executionTier() < ModRuleSpec.MIN_TIER || spec.executionTier() > ModRuleSpec.MAX_TIER) {
+            problems.add(new RuleCompilation.Problem("spec.executionTier", 0, "must be between "
+                    + ModRuleSpec.MIN_TIER + " and " + ModRuleSpec.MAX_TIER + ", not " + spec.executionTier()));
+        }
+        for (int i = 0; i < spec.admissionOperations().size(); i++) {
+            AdmissionOperation op = spec.admissionOperations().get(i);
+            if (!op.allowedInRules()) {
+                problems.add(new RuleCompilation.Problem("spec.admissionOperations[" + i + "]", 0,
+                        op + " cannot be named in a rule (allowed: CREATE, UPDATE, DELETE)"));
+            }
+        }
+    }
+
+    /** A patch path is a JSON Pointer: it starts with / and ~ only escapes 0 or 1. */
+    private static void checkPointer(String path, String field, List<RuleCompilation.Problem> problems) {
+        if (!path.startsWith("/")) {
+            problems.add(new RuleCompilation.Problem(field, 0, "a JSON Pointer must start with /"));
+            return;
+        }
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) == '~' && (i + 1 == path.length() || "01".indexOf(path.charAt(i + 1)) < 0)) {
+                problems.add(new RuleCompilation.Problem(field, i, "~ must be followed by 0 or 1 (~0 is ~, ~1 is /)"));
+                return;
+            }
+        }
+    }
+
+    /**
+     * An upper bound of the captures a select yields: one per wildcard, filter, slice, union or descent step.
+     * Counted on the text, so quoted keys holding such characters only make the bound looser, never too tight.
+     */
+    static int maxCaptures(String select) {
+        int count = 0;
+        for (int i = 0; i < select.length(); i++) {
+            char c = select.charAt(i);
+            if (c == '*' || c == '?' || c == ':' || c == ',' || (c == '.' && i + 1 < select.length()
+                    && select.charAt(i + 1) == '.')) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** The concrete operations of this rule against the current object (each select run once per result). */
+    List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request) throws JsonPatcher.PatchException {
+        var out = new ArrayList<JsonPatcher.Operation>();
+        for (int i = 0; i < patch.size(); i++) {
+            Step step = patch.get(i);
+            if (step.select() == null) {
+                out.add(operation(step, step.path().source(), null, List.of(), current, request));
+                continue;
+            }
+            List<Selection> results;
+            try {
+                results = step.select().select(current);
+            } catch (RuntimeException e) {
+                throw new JsonPatcher.PatchException("spec.patch[" + i + "].select: " + e.getMessage());
+            }
+            for (Selection s : results) {
+                String path = step.path().render(s.captures());
+                if (path.contains(PathTemplate.BAD_INDEX)) {
+                    throw new JsonPatcher.PatchException("spec.patch[" + i + "].path: \"" + step.path().source()
+                            + "\" has a placeholder the select does not capture (gives \"" + path + "\")");
+                }
+                out.add(operation(step, path, s.value(), s.captures(), current, request));
+            }
+        }
+        return out;
+    }
+
+    private JsonPatcher.Operation operation(Step step, String path, JsonValue selected, List<Object> captures,
+                                            JsonValue current, AdmissionRequest request)
+            throws JsonPatcher.PatchException {
+        if (step.op() == PatchOp.remove) {
+            return new JsonPatcher.Operation(PatchOp.remove, path, null);
+        }
+        try {
+            JsonValue value = step.value().render(new TemplateContext(current, request.namespace(), selected,
+                    captures, request.operation().name(), request.oldObject()));
+            return new JsonPatcher.Operation(step.op(), path, value);
+        } catch (RuntimeException e) {
+            // Template errors and data problems (such as numbers out of range) fail this rule only.
+            throw new JsonPatcher.PatchException("value of " + step.op() + " " + path + ": " + e.getMessage());
+        }
+    }
+
+    /** The rejection message, or null when there is none or it fails to render (KubeMod still rejects). */
+    String rejectMessage(JsonValue object, AdmissionRequest request) {
+        if (rejectMessage == null) {
+            return null;
+        }
+        try {
+            return rejectMessage.render(new TemplateContext(object, request.namespace(), null, List.of(),
+                    request.operation().name(), request.oldObject()));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The namespace the rule counts as deployed in for this request. */
+    String namespaceFor(AdmissionRequest request) {
+        return namespace != null ? namespace : request.namespace();
+    }
+
+    String id() {
+        return rule.id();
+    }
+
+    private static JsonPath path(String expression, String field, List<RuleCompilation.Problem> problems) {
+        try {
+            return JsonPath.compile(expression);
+        } catch (JsonPathException e) {
+            problems.add(new RuleCompilation.Problem(field, Math.max(0, e.position()), e.getMessage()));
+            return null;
+        } catch (RuntimeException e) {
+            problems.add(new RuleCompilation.Problem(field, 0, "cannot compile \"" + expression + "\": " + e));
+            return null;
+        }
+    }
+
+    private static Pattern regex(String regex, String field, List<RuleCompilation.Problem> problems) {
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            problems.add(new RuleCompilation.Problem(field, Math.max(0, e.getIndex()), e.getDescription()));
+            return null;
+        }
+    }
+
+    private static <T> T template(String source, boolean kubemod, String field,
+                                  List<RuleCompilation.Problem> problems,
+                                  java.util.function.Function<String, T> compiler) {
+        String text = source;
+        try {
+            if (kubemod) {
+                text = Templates.translateGoTemplate(source);
+            }
+            return compiler.apply(text);
+        } catch (TemplateException e) {
+            problems.add(new RuleCompilation.Problem(field, offset(text, e.line(), e.column()), e.getMessage()));
+            return null;
+        } catch (RuntimeException e) {
+            problems.add(new RuleCompilation.Problem(field, 0, "cannot compile the template: " + e));
+            return null;
+        }
+    }
+
+    private static int offset(String text, int line, int column) {
+        if (line <= 0) {
+            return 0;
+        }
+        int offset = 0;
+        for (int l = 1; l < line; l++) {
+            int nl = text.indexOf('\n', offset);
+            if (nl < 0) {
+                break;
+            }
+            offset = nl + 1;
+        }
+        return Math.max(0, Math.min(text.length(), offset + column - 1));
+    }
+
+    /** The steps of a plain path ({@code $.a.b}, {@code $["a/b"]}), or null for anything else. */
+    static List<String> simplePath(String expression) {
+        String e = expression.strip();
+        if (!e.startsWith("$") || e.length() == 1) {
+            return null;
+        }
+        Matcher m = SIMPLE_STEP.matcher(e);
+        var steps = new ArrayList<String>();
+        int at = 1;
+        while (at < e.length()) {
+            if (!m.find(at) || m.start() != at) {
+                return null;
+            }
+            steps.add(m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3));
+            at = m.end();
+        }
+        return List.copyOf(steps);
+    }
+}

@@ -1,0 +1,206 @@
+package io.remold.engine;
+
+import io.remold.api.PatchOp;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * JSON Patch over immutable jakarta.json values with KubeMod's extensions: negative indices count from the end
+ * ({@code -1} appends on add), {@code add} creates missing parents (a list when the next step is an index),
+ * removing a missing path does nothing, and {@code replace} of a missing path is an error.
+ */
+final class JsonPatcher {
+
+    /** One concrete operation: a JSON Pointer and, except for remove, a value. */
+    record Operation(PatchOp op, String path, JsonValue value) {
+        JsonObject toJson() {
+            var b = Json.PROVIDER.createObjectBuilder().add("op", op.name()).add("path", path);
+            if (op != PatchOp.remove) {
+                b.add("value", value);
+            }
+            return b.build();
+        }
+    }
+
+    static final class PatchException extends Exception {
+        PatchException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private JsonPatcher() {
+    }
+
+    static JsonValue apply(JsonValue document, List<Operation> operations) throws PatchException {
+        JsonValue doc = document;
+        for (Operation op : operations) {
+            doc = apply(doc, op);
+        }
+        return doc;
+    }
+
+    static JsonValue apply(JsonValue document, Operation operation) throws PatchException {
+        List<String> tokens = tokens(operation.path());
+        if (tokens.isEmpty()) {
+            return switch (operation.op()) {
+                case add, replace -> operation.value();
+                case remove -> throw new PatchException("cannot remove the whole document");
+            };
+        }
+        JsonValue result = update(document, tokens, 0, operation);
+        return result == null ? document : result;
+    }
+
+    /** Returns the changed container, or null when nothing changes (remove of a missing path). */
+    private static JsonValue update(JsonValue node, List<String> tokens, int at, Operation op) throws PatchException {
+        String token = tokens.get(at);
+        boolean last = at == tokens.size() - 1;
+        if (node instanceof JsonObject object) {
+            JsonValue child = object.get(token);
+            if (last) {
+                switch (op.op()) {
+                    case add:
+                        return Json.PROVIDER.createObjectBuilder(object).add(token, op.value()).build();
+                    case replace:
+                        if (child == null) {
+                            throw new PatchException("replace: missing key \"" + token + "\" at " + prefix(tokens, at));
+                        }
+                        return Json.PROVIDER.createObjectBuilder(object).add(token, op.value()).build();
+                    default:
+                        return child == null ? null : Json.PROVIDER.createObjectBuilder(object).remove(token).build();
+                }
+            }
+            if (child == null) {
+                if (op.op() == PatchOp.remove) {
+                    return null;
+                }
+                if (op.op() == PatchOp.replace) {
+                    throw new PatchException("replace: missing key \"" + token + "\" at " + prefix(tokens, at));
+                }
+                child = emptyParent(tokens.get(at + 1));
+            }
+            JsonValue changed = update(child, tokens, at + 1, op);
+            return changed == null ? null : Json.PROVIDER.createObjectBuilder(object).add(token, changed).build();
+        }
+        if (node instanceof JsonArray array) {
+            int size = array.size();
+            if ("-".equals(token) && last && op.op() == PatchOp.add) {
+                return Json.PROVIDER.createArrayBuilder(array).add(op.value()).build();
+            }
+            Integer parsed = index(token);
+            if (parsed == null) {
+                if (op.op() == PatchOp.remove) {
+                    return null;
+                }
+                throw new PatchException(op.op() + ": \"" + token + "\" is not an index of the list at "
+                        + prefix(tokens, at));
+            }
+            int index = parsed;
+            if (last && op.op() == PatchOp.add) {
+                int position = index < 0 ? index + size + 1 : index;
+                if (position < 0 || position > size) {
+                    throw new PatchException("add: index " + index + " out of range for the list at "
+                            + prefix(tokens, at) + " (size " + size + ")");
+                }
+                return insert(array, position, op.value());
+            }
+            int position = index < 0 ? index + size : index;
+            if (position < 0 || position >= size) {
+                if (op.op() == PatchOp.remove) {
+                    return null;
+                }
+                if (op.op() == PatchOp.add && position == size) {
+                    // A missing parent at the end of a list is created like a missing key.
+                    JsonValue created = update(emptyParent(tokens.get(at + 1)), tokens, at + 1, op);
+                    return Json.PROVIDER.createArrayBuilder(array).add(created).build();
+                }
+                throw new PatchException(op.op() + ": index " + index + " out of range for the list at "
+                        + prefix(tokens, at) + " (size " + size + ")");
+            }
+            if (last) {
+                if (op.op() == PatchOp.replace) {
+                    return Json.PROVIDER.createArrayBuilder(array).set(position, op.value()).build();
+                }
+                return Json.PROVIDER.createArrayBuilder(array).remove(position).build();
+            }
+            JsonValue changed = update(array.get(position), tokens, at + 1, op);
+            return changed == null ? null : Json.PROVIDER.createArrayBuilder(array).set(position, changed).build();
+        }
+        if (op.op() == PatchOp.remove) {
+            return null;
+        }
+        throw new PatchException(op.op() + ": " + prefix(tokens, at) + " is a " + node.getValueType().name()
+                .toLowerCase() + ", not an object or list");
+    }
+
+    /** The container a missing parent becomes: a list padded with nulls when the next step is an index. */
+    private static JsonValue emptyParent(String next) {
+        Integer index = index(next);
+        if (index == null && !"-".equals(next)) {
+            return JsonValue.EMPTY_JSON_OBJECT;
+        }
+        JsonArrayBuilder b = Json.PROVIDER.createArrayBuilder();
+        for (int i = 0; index != null && i < index; i++) {
+            b.addNull();
+        }
+        return b.build();
+    }
+
+    private static JsonArray insert(JsonArray array, int position, JsonValue value) {
+        if (position == array.size()) {
+            return Json.PROVIDER.createArrayBuilder(array).add(value).build();
+        }
+        return Json.PROVIDER.createArrayBuilder(array).add(position, value).build();
+    }
+
+    private static Integer index(String token) {
+        if (token.isEmpty() || token.length() > 11) {
+            return null;
+        }
+        for (int i = 0; i < token.length(); i++) {
+            char c = token.charAt(i);
+            if (!(c >= '0' && c <= '9') && !(i == 0 && c == '-' && token.length() > 1)) {
+                return null;
+            }
+        }
+        long value = Long.parseLong(token);
+        return value == (int) value ? (int) value : null;
+    }
+
+    private static String prefix(List<String> tokens, int at) {
+        var sb = new StringBuilder();
+        for (int i = 0; i < at; i++) {
+            sb.append('/').append(escape(tokens.get(i)));
+        }
+        return sb.isEmpty() ? "/" : sb.toString();
+    }
+
+    static List<String> tokens(String pointer) throws PatchException {
+        if (pointer.isEmpty()) {
+            return List.of();
+        }
+        if (pointer.charAt(0) != '/') {
+            throw new PatchException("path \"" + pointer + "\" does not start with /");
+        }
+        var out = new ArrayList<String>();
+        int start = 1;
+        while (true) {
+            int slash = pointer.indexOf('/', start);
+            String raw = slash < 0 ? pointer.substring(start) : pointer.substring(start, slash);
+            out.add(raw.replace("~1", "/").replace("~0", "~"));
+            if (slash < 0) {
+                return out;
+            }
+            start = slash + 1;
+        }
+    }
+
+    static String escape(String key) {
+        return key.replace("~", "~0").replace("/", "~1");
+    }
+}
