@@ -1,0 +1,401 @@
+package io.remold.installer;
+
+import io.kubernetes.client.custom.IntOrString;
+import io.kubernetes.client.custom.Quantity;
+import io.kubernetes.client.openapi.models.AdmissionregistrationV1ServiceReference;
+import io.kubernetes.client.openapi.models.AdmissionregistrationV1WebhookClientConfig;
+import io.kubernetes.client.openapi.models.RbacV1Subject;
+import io.kubernetes.client.openapi.models.V1Capabilities;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1ContainerPort;
+import io.kubernetes.client.openapi.models.V1CronJob;
+import io.kubernetes.client.openapi.models.V1CronJobSpec;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentSpec;
+import io.kubernetes.client.openapi.models.V1DeploymentStrategy;
+import io.kubernetes.client.openapi.models.V1EmptyDirVolumeSource;
+import io.kubernetes.client.openapi.models.V1EnvVar;
+import io.kubernetes.client.openapi.models.V1EnvVarSource;
+import io.kubernetes.client.openapi.models.V1HTTPGetAction;
+import io.kubernetes.client.openapi.models.V1Job;
+import io.kubernetes.client.openapi.models.V1JobSpec;
+import io.kubernetes.client.openapi.models.V1JobTemplateSpec;
+import io.kubernetes.client.openapi.models.V1LabelSelector;
+import io.kubernetes.client.openapi.models.V1LabelSelectorRequirement;
+import io.kubernetes.client.openapi.models.V1MutatingWebhook;
+import io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1ObjectFieldSelector;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1PodDisruptionBudget;
+import io.kubernetes.client.openapi.models.V1PodDisruptionBudgetSpec;
+import io.kubernetes.client.openapi.models.V1PodSecurityContext;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
+import io.kubernetes.client.openapi.models.V1PolicyRule;
+import io.kubernetes.client.openapi.models.V1Probe;
+import io.kubernetes.client.openapi.models.V1ResourceRequirements;
+import io.kubernetes.client.openapi.models.V1Role;
+import io.kubernetes.client.openapi.models.V1RoleBinding;
+import io.kubernetes.client.openapi.models.V1RoleRef;
+import io.kubernetes.client.openapi.models.V1RollingUpdateDeployment;
+import io.kubernetes.client.openapi.models.V1RuleWithOperations;
+import io.kubernetes.client.openapi.models.V1SeccompProfile;
+import io.kubernetes.client.openapi.models.V1SecretVolumeSource;
+import io.kubernetes.client.openapi.models.V1SecurityContext;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceAccount;
+import io.kubernetes.client.openapi.models.V1ServicePort;
+import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import io.kubernetes.client.openapi.models.V1TopologySpreadConstraint;
+import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
+import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
+import io.kubernetes.client.openapi.models.V1Volume;
+import io.kubernetes.client.openapi.models.V1VolumeMount;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every object of an installation, in the order {@code kubectl apply} should create them: the namespace and CRDs
+ * first, then identities and RBAC, the workloads, and the webhook configurations last (so that the API server does
+ * not call a webhook whose server cannot exist yet).
+ */
+final class Bundle {
+    /** JVM flags of the server container: heap sized from the memory limit, the small-footprint collector. */
+    static final String SERVER_JVM_OPTIONS =
+            "-XX:MaxRAMPercentage=70 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Xss512k";
+    /** JVM flags of the certgen container: a short-lived process. */
+    static final String CERTGEN_JVM_OPTIONS = "-XX:MaxRAMPercentage=70 -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+
+    static final String NAME = "remold";
+    static final String SERVER = "remold-server";
+    static final String CERTGEN = "remold-certgen";
+    static final String SERVICE = "remold";
+    static final String TLS_SECRET = "remold-tls";
+    static final String MUTATING_CONFIG = "remold-mutating";
+    static final String VALIDATING_CONFIG = "remold-validating";
+    static final String IGNORE_LABEL = "admission.remold.io/ignore";
+    static final int CONTAINER_PORT = 8443;
+    static final String TLS_DIR = "/etc/remold/tls";
+    static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+    static final String REMOLD_GROUP = "remold.io";
+    static final String KUBEMOD_GROUP = "api.kubemod.io";
+
+    private final InstallOptions options;
+    private final String ns;
+
+    Bundle(InstallOptions options) {
+        this.options = options;
+        this.ns = options.namespace();
+    }
+
+    /** Model objects, plus plain maps for cert-manager's kinds (which have no client-java model). */
+    List<Object> objects() {
+        var objects = new ArrayList<Object>();
+        objects.add(namespace());
+        objects.add(Crds.remold());
+        if (options.kubemodCompat()) {
+            objects.add(Crds.kubemod());
+        }
+        objects.add(serviceAccount(SERVER));
+        if (certgenRuns()) {
+            objects.add(serviceAccount(CERTGEN));
+        }
+        objects.add(serverClusterRole());
+        objects.add(clusterRoleBinding(SERVER));
+        if (certgenRuns()) {
+            objects.add(certgenClusterRole());
+            objects.add(clusterRoleBinding(CERTGEN));
+        }
+        objects.add(serverRole());
+        objects.add(roleBinding(SERVER));
+        if (certgenRuns()) {
+            objects.add(certgenRole());
+            objects.add(roleBinding(CERTGEN));
+        }
+        if (options.inCluster()) {
+            objects.add(service());
+            objects.add(deployment());
+            objects.add(disruptionBudget());
+            if (options.certManager()) {
+                objects.addAll(CertManager.objects(ns, TLS_SECRET, serviceDnsNames()));
+            } else {
+                objects.add(certgenJob());
+                objects.add(certgenCronJob());
+            }
+        }
+        objects.add(mutatingConfiguration());
+        objects.add(validatingConfiguration());
+        return objects;
+    }
+
+    private boolean certgenRuns() {
+        return options.inCluster() && !options.certManager();
+    }
+
+    List<String> serviceDnsNames() {
+        return List.of(SERVICE, SERVICE + "." + ns, SERVICE + "." + ns + ".svc", SERVICE + "." + ns + ".svc.cluster.local");
+    }
+
+    private V1ObjectMeta meta(String name) {
+        var labels = new java.util.TreeMap<String, String>(Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", NAME));
+        return new V1ObjectMeta().name(name).labels(labels);
+    }
+
+    private V1ObjectMeta namespacedMeta(String name) {
+        return meta(name).namespace(ns);
+    }
+
+    private V1Namespace namespace() {
+        V1ObjectMeta meta = meta(ns);
+        meta.putLabelsItem(IGNORE_LABEL, "true");
+        return new V1Namespace().apiVersion("v1").kind("Namespace").metadata(meta);
+    }
+
+    private V1ServiceAccount serviceAccount(String name) {
+        return new V1ServiceAccount().apiVersion("v1").kind("ServiceAccount").metadata(namespacedMeta(name));
+    }
+
+    private List<String> modruleGroups() {
+        return options.kubemodCompat() ? List.of(REMOLD_GROUP, KUBEMOD_GROUP) : List.of(REMOLD_GROUP);
+    }
+
+    private static V1PolicyRule rule(String group, List<String> resources, List<String> verbs) {
+        return new V1PolicyRule().apiGroups(List.of(group)).resources(resources).verbs(verbs);
+    }
+
+    /** The server reads rules and the objects synthetic references come from, and writes rule status and node refs. */
+    private V1ClusterRole serverClusterRole() {
+        List<String> groups = modruleGroups();
+        return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(List.of(
+                new V1PolicyRule().apiGroups(groups).resources(List.of("modrules")).verbs(List.of("get", "list", "watch")),
+                new V1PolicyRule().apiGroups(groups).resources(List.of("modrules/status")).verbs(List.of("get", "patch", "update")),
+                rule("", List.of("namespaces", "nodes"), List.of("get", "list", "watch")),
+                rule("", List.of("pods"), List.of("get", "patch")),
+                // to find out whether KubeMod's CRD is installed
+                rule("apiextensions.k8s.io", List.of("customresourcedefinitions"), List.of("get"))
+                        .resourceNames(List.of("modrules." + REMOLD_GROUP, "modrules." + KUBEMOD_GROUP))));
+    }
+
+    /** Leader election, confined to the system namespace. */
+    private V1Role serverRole() {
+        return new V1Role().apiVersion(RBAC_GROUP + "/v1").kind("Role").metadata(namespacedMeta(SERVER)).rules(List.of(
+                rule("coordination.k8s.io", List.of("leases"), List.of("get", "list", "watch", "create", "update", "patch"))));
+    }
+
+    /** certgen touches its own Secret and the two webhook configurations only. */
+    private V1Role certgenRole() {
+        return new V1Role().apiVersion(RBAC_GROUP + "/v1").kind("Role").metadata(namespacedMeta(CERTGEN)).rules(List.of(
+                rule("", List.of("secrets"), List.of("get", "update", "patch")).resourceNames(List.of(TLS_SECRET)),
+                // create cannot be limited by resourceNames: the name is not known before the object exists
+                rule("", List.of("secrets"), List.of("create"))));
+    }
+
+    private V1ClusterRole certgenClusterRole() {
+        return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(CERTGEN)).rules(List.of(
+                rule("admissionregistration.k8s.io", List.of("mutatingwebhookconfigurations"), List.of("get", "patch"))
+                        .resourceNames(List.of(MUTATING_CONFIG)),
+                rule("admissionregistration.k8s.io", List.of("validatingwebhookconfigurations"), List.of("get", "patch"))
+                        .resourceNames(List.of(VALIDATING_CONFIG))));
+    }
+
+    private RbacV1Subject subject(String serviceAccount) {
+        return new RbacV1Subject().kind("ServiceAccount").name(serviceAccount).namespace(ns);
+    }
+
+    private V1ClusterRoleBinding clusterRoleBinding(String name) {
+        return new V1ClusterRoleBinding().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRoleBinding").metadata(meta(name))
+                .roleRef(new V1RoleRef().apiGroup(RBAC_GROUP).kind("ClusterRole").name(name))
+                .subjects(List.of(subject(name)));
+    }
+
+    private V1RoleBinding roleBinding(String name) {
+        return new V1RoleBinding().apiVersion(RBAC_GROUP + "/v1").kind("RoleBinding").metadata(namespacedMeta(name))
+                .roleRef(new V1RoleRef().apiGroup(RBAC_GROUP).kind("Role").name(name))
+                .subjects(List.of(subject(name)));
+    }
+
+    private static Map<String, String> serverSelector() {
+        return Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/component", "server");
+    }
+
+    private V1Service service() {
+        return new V1Service().apiVersion("v1").kind("Service").metadata(namespacedMeta(SERVICE)).spec(new V1ServiceSpec()
+                .selector(serverSelector())
+                .ports(List.of(new V1ServicePort().name("https").port(443).targetPort(new IntOrString("https")))));
+    }
+
+    private static V1Probe probe(String path, int periodSeconds, int failureThreshold) {
+        return new V1Probe().httpGet(new V1HTTPGetAction().path(path).port(new IntOrString("https")).scheme("HTTPS"))
+                .periodSeconds(periodSeconds).timeoutSeconds(2).failureThreshold(failureThreshold);
+    }
+
+    private static V1EnvVar fieldEnv(String name, String fieldPath) {
+        return new V1EnvVar().name(name).valueFrom(new V1EnvVarSource().fieldRef(new V1ObjectFieldSelector().fieldPath(fieldPath)));
+    }
+
+    private static V1SecurityContext restrictedContainer() {
+        return new V1SecurityContext().allowPrivilegeEscalation(false).readOnlyRootFilesystem(true)
+                .capabilities(new V1Capabilities().drop(List.of("ALL")));
+    }
+
+    private static V1PodSecurityContext restrictedPod() {
+        return new V1PodSecurityContext().runAsNonRoot(true).runAsUser(65532L).runAsGroup(65532L)
+                .seccompProfile(new V1SeccompProfile().type("RuntimeDefault"));
+    }
+
+    private static V1Volume tmpVolume() {
+        return new V1Volume().name("tmp").emptyDir(new V1EmptyDirVolumeSource().sizeLimit(Quantity.fromString("64Mi")));
+    }
+
+    private static V1VolumeMount tmpMount() {
+        return new V1VolumeMount().name("tmp").mountPath("/tmp");
+    }
+
+    private static V1ResourceRequirements resources(String cpuRequest, String memoryRequest, String cpuLimit,
+                                                    String memoryLimit) {
+        return new V1ResourceRequirements()
+                .requests(Map.of("cpu", Quantity.fromString(cpuRequest), "memory", Quantity.fromString(memoryRequest)))
+                .limits(Map.of("cpu", Quantity.fromString(cpuLimit), "memory", Quantity.fromString(memoryLimit)));
+    }
+
+    private V1Deployment deployment() {
+        var selector = new V1LabelSelector().matchLabels(serverSelector());
+        var labels = new java.util.TreeMap<>(serverSelector());
+        labels.put("app.kubernetes.io/part-of", NAME);
+        V1Container server = new V1Container().name("server").image(options.imageReference())
+                .args(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
+                        "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster"))
+                .env(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
+                        fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")))
+                .ports(List.of(new V1ContainerPort().name("https").containerPort(CONTAINER_PORT).protocol("TCP")))
+                .readinessProbe(probe("/readyz", 5, 2))
+                .livenessProbe(probe("/healthz", 10, 3).initialDelaySeconds(10))
+                .resources(resources("100m", "256Mi", "1", "256Mi"))
+                .securityContext(restrictedContainer())
+                .volumeMounts(List.of(new V1VolumeMount().name("tls").mountPath(TLS_DIR).readOnly(true), tmpMount()));
+        var spread = List.of(
+                new V1TopologySpreadConstraint().maxSkew(1).topologyKey("kubernetes.io/hostname")
+                        .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector),
+                new V1TopologySpreadConstraint().maxSkew(1).topologyKey("topology.kubernetes.io/zone")
+                        .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
+        V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).securityContext(restrictedPod())
+                .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
+                .volumes(List.of(new V1Volume().name("tls").secret(new V1SecretVolumeSource().secretName(TLS_SECRET)),
+                        tmpVolume()));
+        return new V1Deployment().apiVersion("apps/v1").kind("Deployment").metadata(namespacedMeta(SERVER))
+                .spec(new V1DeploymentSpec().replicas(options.replicas()).selector(selector)
+                        // a webhook server must never drop to zero ready replicas during a rollout
+                        .strategy(new V1DeploymentStrategy().type("RollingUpdate").rollingUpdate(
+                                new V1RollingUpdateDeployment().maxUnavailable(new IntOrString(0))
+                                        .maxSurge(new IntOrString(1))))
+                        .template(new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(pod)));
+    }
+
+    private V1PodDisruptionBudget disruptionBudget() {
+        return new V1PodDisruptionBudget().apiVersion("policy/v1").kind("PodDisruptionBudget").metadata(namespacedMeta(SERVER))
+                .spec(new V1PodDisruptionBudgetSpec().maxUnavailable(new IntOrString(1))
+                        .selector(new V1LabelSelector().matchLabels(serverSelector())));
+    }
+
+    private V1PodSpec certgenPod() {
+        V1Container certgen = new V1Container().name("certgen").image(options.imageReference())
+                .command(List.of("java", "-jar", "/app/remold-certgen.jar"))
+                .args(List.of("--namespace=" + ns, "--secret=" + TLS_SECRET, "--service=" + SERVICE,
+                        "--mutating-webhook=" + MUTATING_CONFIG, "--validating-webhook=" + VALIDATING_CONFIG))
+                .env(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(CERTGEN_JVM_OPTIONS)))
+                .resources(resources("50m", "128Mi", "500m", "128Mi"))
+                .securityContext(restrictedContainer())
+                .volumeMounts(List.of(tmpMount()));
+        return new V1PodSpec().serviceAccountName(CERTGEN).restartPolicy("OnFailure").securityContext(restrictedPod())
+                .containers(List.of(certgen)).volumes(List.of(tmpVolume()));
+    }
+
+    private V1JobSpec certgenJobSpec() {
+        var labels = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/component", "certgen");
+        return new V1JobSpec().backoffLimit(6)
+                .template(new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(certgenPod()));
+    }
+
+    /** The first run; removed a while after it finished so that an upgrade may apply a Job with a new image. */
+    private V1Job certgenJob() {
+        return new V1Job().apiVersion("batch/v1").kind("Job").metadata(namespacedMeta(CERTGEN))
+                .spec(certgenJobSpec().ttlSecondsAfterFinished(600));
+    }
+
+    /** Daily check; certgen renews only within its renew-before window, so most runs write nothing. */
+    private V1CronJob certgenCronJob() {
+        return new V1CronJob().apiVersion("batch/v1").kind("CronJob").metadata(namespacedMeta(CERTGEN))
+                .spec(new V1CronJobSpec().schedule("17 3 * * *").concurrencyPolicy("Forbid")
+                        .successfulJobsHistoryLimit(1).failedJobsHistoryLimit(3)
+                        .jobTemplate(new V1JobTemplateSpec().spec(certgenJobSpec())));
+    }
+
+    // ---- webhooks ----
+
+    private V1ObjectMeta webhookConfigurationMeta(String name) {
+        V1ObjectMeta meta = meta(name);
+        if (options.certManager()) {
+            meta.putAnnotationsItem("cert-manager.io/inject-ca-from", ns + "/" + TLS_SECRET);
+        }
+        return meta;
+    }
+
+    private AdmissionregistrationV1WebhookClientConfig clientConfig(String path) {
+        var config = new AdmissionregistrationV1WebhookClientConfig();
+        if (options.inCluster()) {
+            return config.service(new AdmissionregistrationV1ServiceReference().name(SERVICE).namespace(ns).path(path).port(443));
+        }
+        return config.url(options.webhookUrl() + path).caBundle(options.caBundle());
+    }
+
+    /** Skips namespaces labelled as ignored, and kube-system (whose objects must never wait for us). */
+    private static V1LabelSelector namespaceSelector() {
+        return new V1LabelSelector().matchExpressions(List.of(
+                new V1LabelSelectorRequirement().key(IGNORE_LABEL).operator("NotIn").values(List.of("true")),
+                new V1LabelSelectorRequirement().key("kubernetes.io/metadata.name").operator("NotIn")
+                        .values(List.of("kube-system"))));
+    }
+
+    private List<V1RuleWithOperations> targetRules() {
+        return List.of(new V1RuleWithOperations().apiGroups(List.of("*")).apiVersions(List.of("*"))
+                .operations(options.operations()).resources(options.resources()).scope("*"));
+    }
+
+    private V1MutatingWebhookConfiguration mutatingConfiguration() {
+        var patch = new V1MutatingWebhook().name("mutate.remold.io").clientConfig(clientConfig("/mutate"))
+                .rules(targetRules()).namespaceSelector(namespaceSelector())
+                .failurePolicy(options.mutateFailurePolicy()).matchPolicy("Equivalent").reinvocationPolicy("IfNeeded")
+                .sideEffects("None").timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
+        // Node references: the server records the node of each bound pod; it writes (a side effect) except on dry runs.
+        var binding = new V1MutatingWebhook().name("binding.remold.io").clientConfig(clientConfig("/mutate"))
+                .rules(List.of(new V1RuleWithOperations().apiGroups(List.of("")).apiVersions(List.of("v1"))
+                        .operations(List.of("CREATE")).resources(List.of("pods/binding")).scope("Namespaced")))
+                .namespaceSelector(namespaceSelector()).failurePolicy("Ignore").matchPolicy("Equivalent")
+                .reinvocationPolicy("Never").sideEffects("NoneOnDryRun").timeoutSeconds(options.timeoutSeconds())
+                .admissionReviewVersions(List.of("v1"));
+        return new V1MutatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
+                .kind("MutatingWebhookConfiguration").metadata(webhookConfigurationMeta(MUTATING_CONFIG))
+                .webhooks(List.of(patch, binding));
+    }
+
+    private V1ValidatingWebhookConfiguration validatingConfiguration() {
+        var reject = new V1ValidatingWebhook().name("validate.remold.io").clientConfig(clientConfig("/validate"))
+                .rules(targetRules()).namespaceSelector(namespaceSelector())
+                .failurePolicy(options.validateFailurePolicy()).matchPolicy("Equivalent").sideEffects("None")
+                .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
+        // ModRules are validated in every namespace but kube-system: cluster-wide rules live in the (ignored) system namespace.
+        var modrules = new V1ValidatingWebhook().name("modrule.remold.io").clientConfig(clientConfig("/validate-modrule"))
+                .rules(List.of(new V1RuleWithOperations().apiGroups(modruleGroups()).apiVersions(List.of("v1beta1"))
+                        .operations(List.of("CREATE", "UPDATE")).resources(List.of("modrules")).scope("Namespaced")))
+                .namespaceSelector(new V1LabelSelector().matchExpressions(List.of(namespaceSelector().getMatchExpressions().get(1))))
+                .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
+                .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
+        return new V1ValidatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
+                .kind("ValidatingWebhookConfiguration").metadata(webhookConfigurationMeta(VALIDATING_CONFIG))
+                .webhooks(List.of(reject, modrules));
+    }
+}

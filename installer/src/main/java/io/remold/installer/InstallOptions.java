@@ -1,0 +1,229 @@
+package io.remold.installer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * The installer's options, validated.
+ *
+ * @param webhookUrl base URL of a server outside the cluster, without trailing slash, or null for the in-cluster Service
+ * @param caBundle   PEM bytes of the CA that signed the out-of-cluster server's certificate, or null
+ */
+record InstallOptions(
+        String namespace,
+        String image,
+        String tag,
+        int replicas,
+        List<String> resources,
+        List<String> operations,
+        String mutateFailurePolicy,
+        String validateFailurePolicy,
+        int timeoutSeconds,
+        String webhookUrl,
+        byte[] caBundle,
+        boolean kubemodCompat,
+        boolean certManager,
+        boolean help) {
+
+    static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
+    static final String DEFAULT_TAG = projectVersion();
+
+    /** KubeMod's dragnet webhook resources, in KubeMod's order. */
+    static final List<String> DEFAULT_RESOURCES = List.of(
+            "namespaces", "nodes", "configmaps", "persistentvolumeclaims", "persistentvolumes", "secrets", "services",
+            "daemonsets", "deployments", "replicasets", "statefulsets", "horizontalpodautoscalers", "ingresses", "pods",
+            "cronjobs", "jobs", "serviceaccounts", "clusterrolebindings", "clusterroles", "rolebindings", "roles");
+    static final List<String> DEFAULT_OPERATIONS = List.of("CREATE", "UPDATE", "DELETE");
+
+    static final String USAGE = """
+            Usage: java -jar remold-installer.jar [options] > bundle.yaml
+            Writes the Kubernetes manifests that install Remold: kubectl apply -f bundle.yaml
+
+              --namespace NAME                 system namespace (default remold-system)
+              --image IMAGE                    server and certgen image (default %s)
+              --tag TAG                        image tag (default %s)
+              --replicas N                     server replicas (default 2)
+              --resources R1,R2,...            resources the webhooks intercept (default: KubeMod's 21 resources)
+              --operations OP1,OP2,...         CREATE, UPDATE, DELETE, CONNECT or * (default CREATE,UPDATE,DELETE)
+              --mutate-failure-policy POLICY   Ignore or Fail, for Patch rules (default Ignore)
+              --validate-failure-policy POLICY Ignore or Fail, for Reject rules (default Fail)
+              --timeout-seconds N              webhook timeout, 1 to 30 (default 5)
+              --webhook-url URL                point the webhooks at a server outside the cluster (https://host:port);
+                                               omits the Deployment, Service, disruption budget and certgen
+              --ca-file FILE                   PEM CA bundle of that server (with --webhook-url)
+              --kubemod-compat                 also install the api.kubemod.io CRD and validate its ModRules
+              --cert-manager                   let cert-manager issue the serving certificate instead of certgen
+              --help                           this text
+            """.formatted(DEFAULT_IMAGE, DEFAULT_TAG);
+
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+    private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
+    private static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
+    private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
+    private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
+
+    static InstallOptions defaults() {
+        return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
+                "Ignore", "Fail", 5, null, null, false, false, false);
+    }
+
+    boolean inCluster() {
+        return webhookUrl == null;
+    }
+
+    String imageReference() {
+        return image + ":" + tag;
+    }
+
+    static InstallOptions parse(List<String> args) throws UsageException {
+        InstallOptions o = defaults();
+        String namespace = o.namespace, image = o.image, tag = o.tag, mutate = o.mutateFailurePolicy,
+                validate = o.validateFailurePolicy, url = null, caFile = null;
+        int replicas = o.replicas, timeout = o.timeoutSeconds;
+        List<String> resources = o.resources, operations = o.operations;
+        boolean compat = false, certManager = false, help = false;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg;
+            String inline = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                inline = arg.substring(eq + 1);
+            }
+            switch (name) {
+                case "--help", "-h" -> help = true;
+                case "--kubemod-compat" -> compat = true;
+                case "--cert-manager" -> certManager = true;
+                case "--namespace", "--image", "--tag", "--replicas", "--resources", "--operations",
+                     "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
+                     "--ca-file" -> {
+                    String value = inline;
+                    if (value == null) {
+                        if (i + 1 >= args.size()) {
+                            throw new UsageException("option " + name + " needs a value");
+                        }
+                        value = args.get(++i);
+                    }
+                    switch (name) {
+                        case "--namespace" -> namespace = matching(name, value, DNS_LABEL, "a DNS label");
+                        case "--image" -> image = matching(name, value, IMAGE, "an image name without tag");
+                        case "--tag" -> tag = matching(name, value, TAG, "an image tag");
+                        case "--replicas" -> replicas = integer(name, value, 1, 100);
+                        case "--resources" -> resources = list(name, value, r -> RESOURCE.matcher(r).matches(),
+                                "resource names such as pods or deployments");
+                        case "--operations" -> operations = list(name, value, OPERATIONS::contains,
+                                "one or more of " + String.join(", ", OPERATIONS));
+                        case "--mutate-failure-policy" -> mutate = oneOf(name, value, FAILURE_POLICIES);
+                        case "--validate-failure-policy" -> validate = oneOf(name, value, FAILURE_POLICIES);
+                        case "--timeout-seconds" -> timeout = integer(name, value, 1, 30);
+                        case "--webhook-url" -> url = webhookUrl(value);
+                        case "--ca-file" -> caFile = value;
+                        default -> throw new IllegalStateException(name);
+                    }
+                }
+                default -> throw new UsageException("unknown option " + arg);
+            }
+        }
+        if (caFile != null && url == null) {
+            throw new UsageException("--ca-file is only used with --webhook-url");
+        }
+        if (url != null && certManager) {
+            throw new UsageException("--webhook-url and --cert-manager exclude each other: cert-manager issues "
+                    + "the certificate of the in-cluster server only");
+        }
+        byte[] caBundle = caFile == null ? null : readCa(caFile);
+        return new InstallOptions(namespace, image, tag, replicas, resources, operations, mutate, validate, timeout,
+                url, caBundle, compat, certManager, help);
+    }
+
+    private static String matching(String option, String value, Pattern pattern, String what) throws UsageException {
+        if (!pattern.matcher(value).matches()) {
+            throw new UsageException("option " + option + ": '" + value + "' is not " + what);
+        }
+        return value;
+    }
+
+    private static int integer(String option, String value, int min, int max) throws UsageException {
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException("option " + option + ": '" + value + "' is not a whole number from " + min
+                + " to " + max);
+    }
+
+    private static String oneOf(String option, String value, List<String> allowed) throws UsageException {
+        if (!allowed.contains(value)) {
+            throw new UsageException("option " + option + ": '" + value + "' is not one of " + String.join(", ", allowed));
+        }
+        return value;
+    }
+
+    private static List<String> list(String option, String value, java.util.function.Predicate<String> valid,
+                                     String what) throws UsageException {
+        var items = new LinkedHashSet<String>();
+        String[] parts = value.split(",", -1);
+        for (int i = 0; i < parts.length; i++) {
+            String item = parts[i].strip();
+            if (!valid.test(item)) {
+                throw new UsageException("option " + option + ": item " + (i + 1) + " '" + item + "' is not valid; "
+                        + "expected " + what);
+            }
+            items.add(item);
+        }
+        return List.copyOf(new ArrayList<>(items));
+    }
+
+    private static String webhookUrl(String value) throws UsageException {
+        try {
+            URI uri = new URI(value);
+            if (!"https".equals(uri.getScheme()) || uri.getHost() == null || uri.getRawQuery() != null
+                    || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+                throw new UsageException("option --webhook-url: '" + value
+                        + "' must be an https URL with a host and no user, query or fragment");
+            }
+            return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+        } catch (URISyntaxException e) {
+            throw new UsageException("option --webhook-url: '" + value + "' is not a URL: " + e.getMessage());
+        }
+    }
+
+    private static byte[] readCa(String file) throws UsageException {
+        byte[] pem;
+        try {
+            pem = Files.readAllBytes(Path.of(file));
+        } catch (IOException e) {
+            throw new UsageException("option --ca-file: cannot read " + file + ": " + e);
+        }
+        if (!new String(pem, java.nio.charset.StandardCharsets.US_ASCII).contains("-----BEGIN CERTIFICATE-----")) {
+            throw new UsageException("option --ca-file: " + file + " holds no PEM certificate");
+        }
+        return pem;
+    }
+
+    private static String projectVersion() {
+        try (InputStream in = InstallOptions.class.getResourceAsStream("version.properties")) {
+            var properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

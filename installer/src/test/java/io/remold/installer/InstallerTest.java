@@ -1,0 +1,201 @@
+package io.remold.installer;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.startsWith;
+
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration;
+import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
+import io.kubernetes.client.util.Yaml;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+class InstallerTest {
+    private static final Path GOLDEN = Path.of("src/test/resources/golden");
+    private static final boolean UPDATE = Boolean.getBoolean("remold.updateGolden");
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    static String caFile() {
+        try {
+            return Path.of(InstallerTest.class.getResource("/test-ca.crt").toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Stream<Arguments> optionSets() {
+        return Stream.of(
+                Arguments.of("default", new String[] {"--tag", "1.0.0"}),
+                Arguments.of("kubemod-compat", new String[] {"--tag", "1.0.0", "--kubemod-compat"}),
+                Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
+                Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
+                        "--ca-file", caFile(), "--kubemod-compat"}),
+                Arguments.of("custom", new String[] {"--namespace", "admission", "--image", "registry.example/remold",
+                        "--tag=2.1", "--replicas", "3", "--resources", "pods,deployments,configmaps",
+                        "--operations", "CREATE,UPDATE", "--mutate-failure-policy", "Fail",
+                        "--validate-failure-policy=Ignore", "--timeout-seconds", "10"}));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("optionSets")
+    void bundleMatchesGoldenFile(String name, String[] args) throws IOException {
+        Result result = run(args);
+        assertThat(result.err(), result.code(), is(0));
+        Path golden = GOLDEN.resolve(name + ".yaml");
+        if (UPDATE) {
+            Files.writeString(golden, result.out());
+        }
+        assertThat("bundle for " + Arrays.toString(args) + " differs from " + golden
+                + " (rerun with -Dremold.updateGolden=true and review the diff)", result.out(), equalTo(Files.readString(golden)));
+        assertThat("same options, same bytes", run(args).out(), equalTo(result.out()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("optionSets")
+    void everyDocumentLoadsIntoTheClientModelsInApplyOrder(String name, String[] args) throws IOException {
+        String bundle = run(args).out();
+        var documents = new ArrayList<Map<String, Object>>();
+        for (Object document : new org.yaml.snakeyaml.Yaml(new SafeConstructor(new LoaderOptions())).loadAll(bundle)) {
+            @SuppressWarnings("unchecked")
+            var map = (Map<String, Object>) document;
+            documents.add(map);
+        }
+        assertThat(documents.stream().map(d -> d.get("kind")).toList(), everyItem(notNullValue()));
+        assertThat(documents.stream().map(d -> d.get("apiVersion")).toList(), everyItem(notNullValue()));
+        List<Object> kinds = documents.stream().map(d -> d.get("kind")).toList();
+        assertThat(kinds.get(0), is("Namespace"));
+        assertThat(kinds.get(1), is("CustomResourceDefinition"));
+        assertThat(kinds.get(kinds.size() - 2), is("MutatingWebhookConfiguration"));
+        assertThat(kinds.get(kinds.size() - 1), is("ValidatingWebhookConfiguration"));
+
+        // cert-manager's kinds have no model in the client; everything else must load into one
+        String modelled = String.join("\n", documents.stream()
+                .filter(d -> !String.valueOf(d.get("apiVersion")).startsWith("cert-manager.io/"))
+                .map(d -> new org.yaml.snakeyaml.Yaml().dump(d)).map(d -> "---\n" + d).toList());
+        List<Object> objects = Yaml.loadAll(modelled);
+        for (Object object : objects) {
+            assertThat(object.getClass().getName(), startsWith("io.kubernetes.client.openapi.models."));
+            var kubernetesObject = (KubernetesObject) object;
+            assertThat(kubernetesObject.getKind(), notNullValue());
+            assertThat(kubernetesObject.getApiVersion(), notNullValue());
+        }
+        String namespace = documents.get(0).get("metadata") instanceof Map<?, ?> m ? (String) m.get("name") : null;
+        for (Object object : objects) {
+            var meta = ((KubernetesObject) object).getMetadata();
+            if (meta.getNamespace() != null) {
+                assertThat(meta.getName(), meta.getNamespace(), is(namespace));
+            }
+        }
+    }
+
+    @Test
+    void webhookUrlModePointsAtTheOutsideServerWithTheGivenCa() throws IOException {
+        String bundle = run("--webhook-url", "https://127.0.0.1:9443", "--ca-file", caFile()).out();
+        List<Object> objects = Yaml.loadAll(bundle);
+        byte[] ca = Files.readAllBytes(Path.of(caFile()));
+        var mutating = only(objects, V1MutatingWebhookConfiguration.class);
+        var validating = only(objects, V1ValidatingWebhookConfiguration.class);
+        assertThat(mutating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
+                contains("https://127.0.0.1:9443/mutate", "https://127.0.0.1:9443/mutate"));
+        assertThat(validating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
+                contains("https://127.0.0.1:9443/validate", "https://127.0.0.1:9443/validate-modrule"));
+        assertThat(Arrays.equals(mutating.getWebhooks().get(0).getClientConfig().getCaBundle(), ca), is(true));
+        List<String> kinds = objects.stream().map(o -> ((KubernetesObject) o).getKind()).toList();
+        assertThat(kinds, not(hasItem("Deployment")));
+        assertThat(kinds, not(hasItem("Service")));
+        assertThat(kinds, not(hasItem("Job")));
+        assertThat(kinds, not(hasItem("PodDisruptionBudget")));
+    }
+
+    @Test
+    void kubemodCompatCoversBothApiGroups() throws IOException {
+        List<Object> objects = Yaml.loadAll(run("--kubemod-compat").out());
+        var validating = only(objects, V1ValidatingWebhookConfiguration.class);
+        assertThat(validating.getWebhooks().get(1).getRules().get(0).getApiGroups(), contains("remold.io", "api.kubemod.io"));
+        var serverRole = objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
+        assertThat(serverRole.getRules().get(0).getApiGroups(), contains("remold.io", "api.kubemod.io"));
+        assertThat(run("--kubemod-compat").out(), containsString("name: modrules.api.kubemod.io"));
+        assertThat(run().out(), not(containsString("name: modrules.api.kubemod.io")));
+    }
+
+    @Test
+    void helpPrintsEveryOption() {
+        Result result = run("--help");
+        assertThat(result.code(), is(0));
+        for (String option : List.of("--namespace", "--image", "--tag", "--replicas", "--resources", "--operations",
+                "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
+                "--ca-file", "--kubemod-compat", "--cert-manager")) {
+            assertThat(result.out(), containsString(option));
+        }
+    }
+
+    static Stream<Arguments> invalidOptions() {
+        return Stream.of(
+                Arguments.of(new String[] {"--bogus"}, "unknown option --bogus"),
+                Arguments.of(new String[] {"--namespace"}, "option --namespace needs a value"),
+                Arguments.of(new String[] {"--namespace", "Remold_System"}, "option --namespace: 'Remold_System'"),
+                Arguments.of(new String[] {"--replicas", "0"}, "option --replicas: '0' is not a whole number from 1"),
+                Arguments.of(new String[] {"--replicas=two"}, "option --replicas: 'two'"),
+                Arguments.of(new String[] {"--timeout-seconds", "31"}, "option --timeout-seconds: '31'"),
+                Arguments.of(new String[] {"--operations", "CREATE,PATCH"}, "option --operations: item 2 'PATCH'"),
+                Arguments.of(new String[] {"--resources", "pods,"}, "option --resources: item 2 ''"),
+                Arguments.of(new String[] {"--mutate-failure-policy", "fail"}, "'fail' is not one of Ignore, Fail"),
+                Arguments.of(new String[] {"--tag", "a b"}, "option --tag: 'a b' is not an image tag"),
+                Arguments.of(new String[] {"--webhook-url", "http://localhost:8443"}, "must be an https URL"),
+                Arguments.of(new String[] {"--ca-file", "ca.crt"}, "--ca-file is only used with --webhook-url"),
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--ca-file", "/nonexistent/ca.crt"},
+                        "option --ca-file: cannot read /nonexistent/ca.crt"),
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--cert-manager"}, "exclude each other"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("invalidOptions")
+    void invalidOptionsExitWithCode2AndNameTheOption(String[] args, String message) {
+        Result result = run(args);
+        assertThat(result.code(), is(2));
+        assertThat(result.out(), is(""));
+        assertThat(result.err(), containsString(message));
+    }
+
+    private static <T> T only(List<Object> objects, Class<T> type) {
+        List<T> matching = objects.stream().filter(type::isInstance).map(type::cast).toList();
+        assertThat(type.getSimpleName(), matching.size(), is(1));
+        return matching.get(0);
+    }
+}
