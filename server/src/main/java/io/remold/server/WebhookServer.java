@@ -1,0 +1,71 @@
+package io.remold.server;
+
+import io.helidon.common.tls.Tls;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.HttpRouting;
+import io.remold.server.admission.BindingListener;
+import io.remold.server.admission.ClusterRefs;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The HTTPS server: webhook endpoints, health, readiness and metrics. The certificate files are watched and a
+ * changed pair is loaded into the running server for new connections.
+ */
+final class WebhookServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(WebhookServer.class.getName());
+    private static final byte[] OK = "ok\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final WebServer server;
+    private final ChangePoller certificateWatch;
+
+    WebhookServer(String host, int port, TlsFiles tls, Duration pollInterval, Duration shutdownGrace,
+                  RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics, long maxBodyBytes) {
+        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, maxBodyBytes);
+        var routing = HttpRouting.builder();
+        endpoints.register(routing);
+        routing.get("/healthz", (req, res) -> res.header(HeaderNames.CONTENT_TYPE, "text/plain").send(OK))
+                .get("/readyz", (req, res) -> {
+                    boolean ready = store.isSynced();
+                    res.status(ready ? Status.OK_200 : Status.SERVICE_UNAVAILABLE_503)
+                            .header(HeaderNames.CONTENT_TYPE, "text/plain")
+                            .send(ready ? "ok\n" : "rules not synced yet\n");
+                })
+                .get("/metrics", (req, res) -> res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4")
+                        .send(metrics.scrape()));
+        this.server = WebServer.builder()
+                .host(host)
+                .port(port)
+                .shutdownHook(false)
+                .shutdownGracePeriod(shutdownGrace)
+                .connectionOptions(options -> options.tcpNoDelay(true))
+                .tls(tls.load())
+                .routing(routing)
+                .build()
+                .start();
+        this.certificateWatch = new ChangePoller("remold-tls-watch", () -> List.of(tls.cert(), tls.key()),
+                pollInterval, () -> reload(tls));
+    }
+
+    private void reload(TlsFiles files) {
+        Tls tls = files.load();
+        server.reloadTls(tls);
+        LOG.info("TLS certificate reloaded from " + files.cert());
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    /** Stops accepting connections and waits up to the grace period for requests in flight. */
+    @Override
+    public void close() {
+        certificateWatch.close();
+        server.stop();
+    }
+}

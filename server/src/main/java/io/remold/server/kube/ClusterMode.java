@@ -1,0 +1,229 @@
+package io.remold.server.kube;
+
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.models.V1APIResource;
+import io.kubernetes.client.util.Config;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.remold.server.admission.BindingListener;
+import io.remold.server.admission.ClusterRefs;
+import io.remold.server.rules.RuleSink;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Remold's cluster mode: the rule store, namespace and node references fed by informers, ModRule status, and node
+ * references of bound pods.
+ *
+ * <ul>
+ *   <li>ModRules of {@code remold.io/v1beta1} (and of {@code api.kubemod.io/v1beta1} when that CRD is served; it is
+ *       looked for at start and every minute until found) are delivered to the {@link RuleSink} under keys
+ *       {@code group/version/namespace/name}; {@link RuleSink#synced()} is called once every informer has listed.
+ *   <li>{@link #refs()} answers from Namespace and Node informer caches, never with an API call.
+ *   <li>The leader (a Lease in the system namespace) writes each ModRule's {@code Ready} condition.
+ *   <li>{@link #bindings()} annotates bound pods that ask for it, on a background queue.
+ * </ul>
+ * {@link #start} returns at once; informers list and watch in the background.
+ */
+public final class ClusterMode implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ClusterMode.class.getName());
+    static final String REMOLD_GROUP = "remold.io";
+    static final String KUBEMOD_GROUP = "api.kubemod.io";
+    static final String RULE_VERSION = "v1beta1";
+    private static final Duration RULE_RESYNC = Duration.ofMinutes(10);
+    private static final Duration KUBEMOD_RECHECK = Duration.ofMinutes(1);
+    private static final int BINDING_QUEUE = 10_000;
+
+    /** A ModRule informer and the handler it feeds. */
+    private record RuleInformer(RuleSource source, SharedIndexInformer<DynamicKubernetesObject> informer) {
+    }
+
+    private final RuleSink sink;
+    private final ApiClient watchClient;
+    private final ApiClient requestClient;
+    private final ClusterCache cache;
+    private final ScheduledExecutorService background;
+    private final ExecutorService bindingQueue;
+    private final StatusWriter statusWriter;
+    private final NodeRefInjector injector;
+    private final Leadership leadership;
+    private final List<SharedInformerFactory> factories = new CopyOnWriteArrayList<>();
+    private final List<SharedIndexInformer<DynamicKubernetesObject>> informers = new CopyOnWriteArrayList<>();
+    private final List<RuleInformer> ruleInformers = new CopyOnWriteArrayList<>();
+    private volatile ScheduledFuture<?> kubeModCheck;
+    private volatile boolean synced;
+    private volatile boolean closed;
+
+    private ClusterMode(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
+        this.sink = sink;
+        this.watchClient = watchClient;
+        this.requestClient = requestClient;
+        this.cache = new ClusterCache(config.kubemodCompat());
+        this.background = Executors.newSingleThreadScheduledExecutor(daemon("remold-cluster"));
+        this.bindingQueue = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(BINDING_QUEUE), daemon("remold-node-refs"));
+        this.statusWriter = new ApiStatusWriter(requestClient, background);
+        this.injector = new NodeRefInjector(requestClient, bindingQueue, NodeRefInjector.Backoff.EXPONENTIAL,
+                config.kubemodCompat());
+        this.leadership = new Leadership(requestClient, config, this::writePendingStatus);
+    }
+
+    /**
+     * Connects to the cluster named by {@code config} and starts informers and leader election.
+     *
+     * @throws IOException if the kubeconfig or the in-cluster credentials cannot be read
+     */
+    public static ClusterMode start(ClusterModeConfig config, RuleSink sink) throws IOException {
+        ApiClient watchClient = client(config);
+        watchClient.setReadTimeout(0); // watches stay open; the server ends them
+        ApiClient requestClient = client(config);
+        requestClient.setReadTimeout((int) Duration.ofSeconds(30).toMillis());
+        return start(config, sink, watchClient, requestClient);
+    }
+
+    static ClusterMode start(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
+        var mode = new ClusterMode(config, sink, watchClient, requestClient);
+        mode.run();
+        return mode;
+    }
+
+    /** Namespace and Node manifests and ignored namespaces, from informer caches. */
+    public ClusterRefs refs() {
+        return cache;
+    }
+
+    /** Receives {@code pods/binding} CREATEs; returns at once. */
+    public BindingListener bindings() {
+        return injector;
+    }
+
+    /** True once every informer has listed and the RuleSink has the initial rules. */
+    public boolean synced() {
+        return synced;
+    }
+
+    /** True while this replica holds the leader Lease (and so writes ModRule status). */
+    public boolean leader() {
+        return leadership.isLeader();
+    }
+
+    /** Stops leader election, informers and background work. */
+    @Override
+    public void close() {
+        closed = true;
+        leadership.close();
+        factories.forEach(SharedInformerFactory::stopAllRegisteredInformers);
+        background.shutdownNow();
+        bindingQueue.shutdownNow();
+    }
+
+    private void run() {
+        watch("", "v1", "namespaces", cache.namespaceHandler(), 0);
+        watch("", "v1", "nodes", cache.nodeHandler(), 0);
+        watchRules(REMOLD_GROUP);
+        if (!watchKubeModRules()) {
+            kubeModCheck = background.scheduleWithFixedDelay(this::watchKubeModRulesUntilFound,
+                    KUBEMOD_RECHECK.toSeconds(), KUBEMOD_RECHECK.toSeconds(), TimeUnit.SECONDS);
+        }
+        leadership.start();
+        Thread.ofPlatform().daemon().name("remold-cluster-sync").start(this::awaitSync);
+    }
+
+    private void watchRules(String group) {
+        var source = new RuleSource(group, RULE_VERSION, sink, statusWriter, leadership::isLeader, Clock.systemUTC());
+        ruleInformers.add(new RuleInformer(source,
+                watch(group, RULE_VERSION, ApiStatusWriter.PLURAL, source, RULE_RESYNC.toMillis())));
+    }
+
+    /** Starts the api.kubemod.io informer if KubeMod's CRD is served; true if it is. */
+    private boolean watchKubeModRules() {
+        try {
+            List<V1APIResource> resources = new CustomObjectsApi(requestClient)
+                    .getAPIResources(KUBEMOD_GROUP, RULE_VERSION).execute().getResources();
+            if (resources != null && resources.stream().anyMatch(r -> ApiStatusWriter.PLURAL.equals(r.getName()))) {
+                LOG.log(System.Logger.Level.INFO, "KubeMod's CRD is served: watching api.kubemod.io ModRules too");
+                watchRules(KUBEMOD_GROUP);
+                return true;
+            }
+        } catch (ApiException e) {
+            if (e.getCode() != 404) {
+                LOG.log(System.Logger.Level.DEBUG, "cannot discover api.kubemod.io: {0}", e.getMessage());
+            }
+        }
+        return false;
+    }
+
+    private void watchKubeModRulesUntilFound() {
+        if (!closed && watchKubeModRules()) {
+            kubeModCheck.cancel(false);
+        }
+    }
+
+    private SharedIndexInformer<DynamicKubernetesObject> watch(String group, String version, String plural, ResourceEventHandler<DynamicKubernetesObject> handler,
+                       long resyncMillis) {
+        // One factory per resource: a factory keeps one informer per Java type, and all of these are dynamic objects.
+        var factory = new SharedInformerFactory(watchClient);
+        var api = new GenericKubernetesApi<>(DynamicKubernetesObject.class, DynamicKubernetesListObject.class,
+                group, version, plural, watchClient);
+        SharedIndexInformer<DynamicKubernetesObject> informer =
+                factory.sharedIndexInformerFor(api, DynamicKubernetesObject.class, resyncMillis);
+        informer.addEventHandler(handler);
+        factories.add(factory);
+        informers.add(informer);
+        factory.startAllRegisteredInformers();
+        return informer;
+    }
+
+    /**
+     * Waits until every informer has listed, then makes sure the sink has every listed rule (event handlers run on
+     * their own threads and may lag behind the informer's store) before reporting synced.
+     */
+    private void awaitSync() {
+        try {
+            while (!closed && !informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        for (RuleInformer rules : ruleInformers) {
+            rules.informer().getIndexer().list().forEach(o -> rules.source().apply(Manifests.toJson(o)));
+        }
+        synced = true;
+        sink.synced();
+        LOG.log(System.Logger.Level.INFO, "cluster mode synced: {0} ModRule sources, namespaces and nodes cached",
+                ruleInformers.size());
+    }
+
+    private void writePendingStatus() {
+        ruleInformers.forEach(rules -> background.execute(rules.source()::writePending));
+    }
+
+    private static ApiClient client(ClusterModeConfig config) throws IOException {
+        return config.kubeconfig() != null ? Config.fromConfig(config.kubeconfig().toString()) : Config.fromCluster();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return Thread.ofPlatform().daemon().name(name).factory();
+    }
+}

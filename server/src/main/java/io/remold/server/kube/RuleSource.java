@@ -1,0 +1,133 @@
+package io.remold.server.kube;
+
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.remold.api.ModRule;
+import io.remold.api.ModRuleException;
+import io.remold.api.ModRules;
+import io.remold.engine.RuleCompilation;
+import io.remold.server.rules.RuleSink;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Feeds the ModRules of one API group into the {@link RuleSink} from informer events and keeps each rule's
+ * {@code Ready} condition up to date. A rule is recompiled only when its spec or generation changes, so our own
+ * status writes (which come back as update events) cost nothing and cause no further write.
+ */
+final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> {
+    private static final System.Logger LOG = System.getLogger(RuleSource.class.getName());
+
+    /** What we know of one rule: the spec we compiled, the condition it deserves and the one it has. */
+    private record Tracked(RuleRef ref, JsonValue spec, long generation, ReadyCondition desired,
+                           Optional<ReadyCondition.Observed> observed) {
+        boolean needsWrite() {
+            return observed.map(o -> !o.condition().equals(desired)).orElse(true);
+        }
+    }
+
+    private final String group;
+    private final String version;
+    private final RuleSink sink;
+    private final StatusWriter status;
+    private final BooleanSupplier leader;
+    private final Clock clock;
+    private final Map<String, Tracked> rules = new HashMap<>();
+
+    RuleSource(String group, String version, RuleSink sink, StatusWriter status, BooleanSupplier leader, Clock clock) {
+        this.group = group;
+        this.version = version;
+        this.sink = sink;
+        this.status = status;
+        this.leader = leader;
+        this.clock = clock;
+    }
+
+    @Override
+    public void onAdd(DynamicKubernetesObject object) {
+        apply(Manifests.toJson(object));
+    }
+
+    @Override
+    public void onUpdate(DynamicKubernetesObject oldObject, DynamicKubernetesObject newObject) {
+        apply(Manifests.toJson(newObject));
+    }
+
+    @Override
+    public void onDelete(DynamicKubernetesObject object, boolean finalStateUnknown) {
+        var meta = object.getMetadata();
+        if (meta != null && meta.getName() != null) {
+            remove(new RuleRef(group, version, meta.getNamespace(), meta.getName()));
+        }
+    }
+
+    /** Delivers one ModRule manifest (idempotent: the same spec again changes nothing). */
+    synchronized void apply(JsonObject manifest) {
+        Optional<String> name = Manifests.metadata(manifest, "name");
+        if (name.isEmpty()) {
+            return;
+        }
+        var ref = new RuleRef(group, version, Manifests.metadata(manifest, "namespace").orElse(null), name.get());
+        JsonValue spec = manifest.getOrDefault("spec", JsonValue.NULL);
+        long generation = manifest.getJsonObject("metadata").get("generation") instanceof JsonNumber n
+                ? n.longValue() : 0;
+        Tracked previous = rules.get(ref.key());
+        ReadyCondition desired = previous != null && previous.generation() == generation
+                && previous.spec().equals(spec) ? previous.desired() : compile(ref, manifest, generation);
+        var tracked = new Tracked(ref, spec, generation, desired, ReadyCondition.observed(manifest));
+        rules.put(ref.key(), tracked);
+        writeIfLeader(tracked);
+    }
+
+    synchronized void remove(RuleRef ref) {
+        if (rules.remove(ref.key()) != null) {
+            sink.remove(ref.key());
+            LOG.log(System.Logger.Level.INFO, "rule {0} removed", ref);
+        }
+    }
+
+    /** Called on becoming leader: writes every condition that is missing or stale. */
+    synchronized void writePending() {
+        rules.values().forEach(this::writeIfLeader);
+    }
+
+    private ReadyCondition compile(RuleRef ref, JsonObject manifest, long generation) {
+        ModRule rule;
+        try {
+            rule = ModRules.fromJson(manifest, "ModRule " + ref);
+        } catch (ModRuleException e) {
+            // Never half-applied: the previous version of the rule leaves the engine too.
+            sink.remove(ref.key());
+            LOG.log(System.Logger.Level.WARNING, "rule {0} skipped: {1}", ref, e.getMessage());
+            return ReadyCondition.of(e, generation);
+        }
+        RuleCompilation compilation = sink.put(ref.key(), rule);
+        ReadyCondition condition = ReadyCondition.of(compilation, generation);
+        if (compilation.ok()) {
+            LOG.log(System.Logger.Level.INFO, "rule {0} loaded (generation {1})", ref, generation);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "rule {0} skipped: {1}", ref, condition.message());
+        }
+        return condition;
+    }
+
+    private void writeIfLeader(Tracked tracked) {
+        if (!tracked.needsWrite() || !leader.getAsBoolean()) {
+            return;
+        }
+        String since = tracked.observed()
+                .filter(o -> o.condition().ready() == tracked.desired().ready() && o.lastTransitionTime() != null)
+                .map(ReadyCondition.Observed::lastTransitionTime)
+                .orElseGet(() -> Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
+        status.write(tracked.ref(), tracked.desired(), since);
+    }
+}
