@@ -1,0 +1,168 @@
+package io.remold.server.kube;
+
+import io.remold.api.ModRule;
+import io.remold.engine.RuleCompilation;
+import io.remold.server.rules.RuleSink;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.remold.server.kube.Objects.PATCH_SPEC;
+import static io.remold.server.kube.Objects.modRule;
+import static io.remold.server.kube.Objects.object;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+
+class RuleSourceTest {
+    private static final String KEY = "remold.io/v1beta1/team-a/r";
+    private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
+
+    /**
+     * Records what it was told. Compiling is the sink's business (the engine's, tested there): here a rule whose
+     * first select is {@code broken} fails, every other one compiles.
+     */
+    static final class RecordingSink implements RuleSink {
+        final Map<String, ModRule> rules = new LinkedHashMap<>();
+        final List<String> puts = new ArrayList<>();
+        final List<String> removes = new ArrayList<>();
+        volatile boolean synced;
+
+        @Override
+        public synchronized RuleCompilation put(String key, ModRule rule) {
+            puts.add(key);
+            RuleCompilation compilation = new RuleCompilation(rule.id(),
+                    "broken".equals(rule.spec().match().getFirst().select())
+                            ? List.of(new RuleCompilation.Problem("spec.match[0].select", 3, "unexpected end"))
+                            : List.of());
+            if (compilation.ok()) {
+                rules.put(key, rule);
+            } else {
+                rules.remove(key);
+            }
+            return compilation;
+        }
+
+        @Override
+        public synchronized void remove(String key) {
+            removes.add(key);
+            rules.remove(key);
+        }
+
+        @Override
+        public void synced() {
+            synced = true;
+        }
+    }
+
+    record Write(RuleRef rule, ReadyCondition condition, String since) {
+    }
+
+    private final RecordingSink sink = new RecordingSink();
+    private final List<Write> writes = new ArrayList<>();
+    private boolean leader = true;
+    private final RuleSource source = new RuleSource("remold.io", "v1beta1", sink,
+            (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
+            Clock.fixed(NOW, ZoneOffset.UTC));
+
+    @Test
+    void addedRuleReachesTheSinkAndIsReportedReady() {
+        source.onAdd(object(modRule("r", 1, PATCH_SPEC, null)));
+
+        assertThat(sink.rules.keySet(), contains(KEY));
+        assertThat(sink.rules.get(KEY).name(), is("r"));
+        assertThat(writes, contains(new Write(new RuleRef("remold.io", "v1beta1", "team-a", "r"),
+                new ReadyCondition(true, "Compiled", "rule compiled", 1), NOW.toString())));
+    }
+
+    @Test
+    void ourOwnStatusUpdateNeitherRecompilesNorWritesAgain() {
+        var added = object(modRule("r", 1, PATCH_SPEC, null));
+        source.onAdd(added);
+        var withStatus = object(modRule("r", 1, PATCH_SPEC, "{'conditions':[{'type':'Ready','status':'True',"
+                + "'reason':'Compiled','message':'rule compiled','observedGeneration':1,"
+                + "'lastTransitionTime':'2026-01-02T03:04:05Z'}]}"));
+        source.onUpdate(added, withStatus);
+
+        assertThat(sink.puts, hasSize(1));
+        assertThat(writes, hasSize(1));
+    }
+
+    @Test
+    void specChangeRecompilesAndKeepsTheTransitionTimeWhileStillReady() {
+        String status = "{'conditions':[{'type':'Ready','status':'True','reason':'Compiled',"
+                + "'message':'rule compiled','observedGeneration':1,'lastTransitionTime':'2025-12-31T00:00:00Z'}]}";
+        var first = object(modRule("r", 1, PATCH_SPEC, status));
+        source.onAdd(first);
+        assertThat("condition already up to date", writes, empty());
+
+        var second = object(modRule("r", 2, PATCH_SPEC.replace("blue", "green"), status));
+        source.onUpdate(first, second);
+
+        assertThat(sink.puts, hasSize(2));
+        assertThat(writes, hasSize(1));
+        assertThat(writes.getFirst().condition().observedGeneration(), is(2L));
+        assertThat(writes.getFirst().since(), is("2025-12-31T00:00:00Z"));
+    }
+
+    @Test
+    void ruleThatDoesNotCompileIsKeptOutAndReportedWithItsField() {
+        String broken = "{'type':'Patch','match':[{'select':'broken','matchValue':'x'}]}";
+        source.onAdd(object(modRule("r", 3, broken, null)));
+
+        assertThat(sink.rules.keySet(), empty());
+        assertThat(writes, hasSize(1));
+        ReadyCondition condition = writes.getFirst().condition();
+        assertThat(condition.ready(), is(false));
+        assertThat(condition.reason(), is("CompileError"));
+        assertThat(condition.message(), is("spec.match[0].select (at 3): unexpected end"));
+        assertThat(condition.observedGeneration(), is(3L));
+    }
+
+    @Test
+    void unreadableRuleReplacesTheGoodVersionAndNamesTheField() {
+        var good = object(modRule("r", 1, PATCH_SPEC, null));
+        source.onAdd(good);
+        var unreadable = object(modRule("r", 2, "{'type':'Mutate','match':[{'select':'$.kind'}]}", null));
+        source.onUpdate(good, unreadable);
+
+        assertThat(sink.rules.keySet(), empty());
+        assertThat(sink.removes, contains(KEY));
+        ReadyCondition condition = writes.getLast().condition();
+        assertThat(condition.ready(), is(false));
+        assertThat(condition.reason(), is("CompileError"));
+        assertThat(condition.message(), containsString("spec.type: expected Patch or Reject"));
+    }
+
+    @Test
+    void onlyTheLeaderWritesAndANewLeaderCatchesUp() {
+        leader = false;
+        source.onAdd(object(modRule("r", 1, PATCH_SPEC, null)));
+        assertThat(sink.rules.keySet(), contains(KEY));
+        assertThat(writes, empty());
+
+        leader = true;
+        source.writePending();
+        assertThat(writes, hasSize(1));
+        assertThat(writes.getFirst().condition().ready(), is(true));
+    }
+
+    @Test
+    void deletedRuleLeavesTheSink() {
+        var rule = object(modRule("r", 1, PATCH_SPEC, null));
+        source.onAdd(rule);
+        source.onDelete(rule, false);
+
+        assertThat(sink.rules.keySet(), empty());
+        assertThat(sink.removes, contains(KEY));
+    }
+}
