@@ -1,20 +1,29 @@
 package io.remold.jsonpath;
 
+import io.remold.jsonpath.Ast.Expr;
+import io.remold.jsonpath.Ast.Path;
 import jakarta.json.JsonValue;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
-/** A compiled JSONPath expression in KubeMod's dialect. Immutable and thread-safe: compile once, evaluate many times. */
+/**
+ * A compiled JSONPath expression in KubeMod's dialect (see docs/jsonpath.md). Immutable and thread-safe: compile
+ * once, evaluate many times.
+ */
 public final class JsonPath {
     private final String expression;
+    private final Expr tree;
 
-    private JsonPath(String expression) {
+    private JsonPath(String expression, Expr tree) {
         this.expression = expression;
+        this.tree = tree;
     }
 
-    /** @throws JsonPathSyntaxException if the expression is not valid */
+    /** @throws JsonPathSyntaxException if the expression is not valid, naming the position */
     public static JsonPath compile(String expression) {
-        throw new UnsupportedOperationException("not implemented yet");
+        Objects.requireNonNull(expression, "expression");
+        return new JsonPath(expression, Parser.parse(expression));
     }
 
     public String expression() {
@@ -28,11 +37,30 @@ public final class JsonPath {
      * @throws JsonPathEvaluationException if the expression cannot be evaluated against this document
      */
     public List<Selection> select(JsonValue document) {
-        throw new UnsupportedOperationException("not implemented yet");
+        Objects.requireNonNull(document, "document");
+        Evaluator evaluator = new Evaluator(expression, document);
+        if (tree instanceof Path path) {
+            return evaluator.select(path, document).stream()
+                    .map(node -> new Selection(node.value(), node.path().toList(), node.captures().toList()))
+                    .toList();
+        }
+        JsonValue value = evaluator.eval(tree, document);
+        return value == null ? List.of() : List.of(new Selection(value, List.of(), List.of()));
     }
 
-    /** Evaluates to a single value (for expressions); Optional.empty() is KubeMod's undefined. */
+    /**
+     * Evaluates to a single value (for expressions); Optional.empty() is KubeMod's undefined. A path that can select
+     * several nodes ({@code [*]}, filters, unions, slices, {@code ..}) evaluates to the array of its results.
+     *
+     * @throws JsonPathEvaluationException if the expression cannot be evaluated against this document
+     */
     public Optional<JsonValue> evaluate(JsonValue document) {
-        throw new UnsupportedOperationException("not implemented yet");
+        Objects.requireNonNull(document, "document");
+        return Optional.ofNullable(new Evaluator(expression, document).eval(tree, document));
+    }
+
+    @Override
+    public String toString() {
+        return expression;
     }
 }
