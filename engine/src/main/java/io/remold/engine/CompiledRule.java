@@ -10,6 +10,7 @@ import io.remold.api.ModRuleSpec;
 import io.remold.api.PatchOp;
 import io.remold.api.PatchOperation;
 import io.remold.api.RuleType;
+import io.remold.jsonpath.BoundedMemo;
 import io.remold.jsonpath.JsonPath;
 import io.remold.jsonpath.JsonPathException;
 import io.remold.jsonpath.Selection;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 
 /** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
@@ -55,9 +57,12 @@ final class CompiledRule {
     final List<Step> patch;
     final TextTemplate rejectMessage;
 
-    /** One compiled match item; {@code simplePath} is non-null when select is a plain path like {@code $.kind}. */
+    /**
+     * One compiled match item; {@code simplePath} is non-null when select is a plain path like {@code $.kind}.
+     * {@code regex} is the matchRegex as written and {@code regexFind} its memoized find (both null without one).
+     */
     record Match(JsonPath select, List<String> simplePath, MatchFor matchFor, String value, Set<String> values,
-                 Pattern regex, boolean negate) {
+                 String regex, Predicate<String> regexFind, boolean negate) {
 
         /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
         String failure(JsonValue object, boolean explain) {
@@ -111,7 +116,7 @@ final class CompiledRule {
             }
             String criterion = value != null ? "matchValue " + quoted(value)
                     : !values.isEmpty() ? "matchValues " + this.values
-                    : regex != null ? "matchRegex " + quoted(regex.pattern()) : "any value";
+                    : regex != null ? "matchRegex " + quoted(regex) : "any value";
             if (negate) {
                 return all ? "every selected value matches " + criterion + " (negated)"
                         : quoted(witness) + " matches " + criterion + " (negated)";
@@ -128,8 +133,8 @@ final class CompiledRule {
             if (!values.isEmpty()) {
                 return values.contains(text);
             }
-            if (regex != null) {
-                return regex.matcher(text).find();
+            if (regexFind != null) {
+                return regexFind.test(text);
             }
             return true;
         }
@@ -227,6 +232,7 @@ final class CompiledRule {
             String at = "spec.match[" + i + "]";
             JsonPath select = path(item.select(), at + ".select", problems);
             Pattern regex = item.matchRegex() == null ? null : regex(item.matchRegex(), at + ".matchRegex", problems);
+            Predicate<String> regexFind = regex == null ? null : BoundedMemo.find(regex);
             int criteria = (item.matchValue() != null ? 1 : 0) + (item.matchValues().isEmpty() ? 0 : 1)
                     + (item.matchRegex() != null ? 1 : 0);
             if (criteria > 1) {
@@ -234,7 +240,8 @@ final class CompiledRule {
                         "use only one of matchValue, matchValues and matchRegex"));
             }
             match.add(new Match(select, simplePath(item.select()), item.matchFor(), item.matchValue(),
-                    Set.copyOf(new LinkedHashSet<>(item.matchValues())), regex, item.negate()));
+                    Set.copyOf(new LinkedHashSet<>(item.matchValues())), item.matchRegex(), regexFind,
+                    item.negate()));
         }
 
         var steps = new ArrayList<Step>();

@@ -1,8 +1,8 @@
 package io.remold.jsonpath;
 
-import com.google.re2j.Pattern;
 import jakarta.json.JsonValue;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** The compiled syntax tree: immutable records, shared by all evaluations. */
 final class Ast {
@@ -46,8 +46,12 @@ final class Ast {
     record Binary(BinaryOp op, Expr left, Expr right, int position) implements Expr {
     }
 
-    /** {@code =~} / {@code !~}; {@code literal} is the pattern compiled at compile time, or null when dynamic. */
-    record RegexMatch(Expr subject, Expr pattern, Pattern literal, boolean negated, int position) implements Expr {
+    /**
+     * {@code =~} / {@code !~}; {@code literalFind} is the (memoized) find of the pattern compiled at compile time,
+     * or null when the pattern is computed from the document.
+     */
+    record RegexMatch(Expr subject, Expr pattern, Predicate<String> literalFind, boolean negated, int position)
+            implements Expr {
     }
 
     enum Function {

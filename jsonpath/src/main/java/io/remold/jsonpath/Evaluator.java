@@ -32,6 +32,7 @@ import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * One evaluation of a compiled expression against one document. Not shared between threads; the tree it walks is.
@@ -361,14 +362,15 @@ final class Evaluator {
 
     private JsonValue regexMatch(RegexMatch match, JsonValue current) {
         JsonValue subject = eval(match.subject(), current);
-        Pattern pattern = match.literal();
-        if (pattern == null) {
+        Predicate<String> find = match.literalFind();
+        if (find == null) {
             JsonValue source = eval(match.pattern(), current);
             if (!(source instanceof JsonString regex)) {
                 return JsonValue.FALSE;
             }
             try {
-                pattern = Pattern.compile(regex.getString());
+                Pattern computed = Pattern.compile(regex.getString());
+                find = input -> computed.matcher(input).find();
             } catch (PatternSyntaxException e) {
                 throw error("invalid regular expression (" + e.getDescription() + ")", match.pattern().position());
             }
@@ -376,7 +378,7 @@ final class Evaluator {
         if (!(subject instanceof JsonString text)) {
             return JsonValue.FALSE;
         }
-        return Values.bool(pattern.matcher(text.getString()).find() != match.negated());
+        return Values.bool(find.test(text.getString()) != match.negated());
     }
 
     private JsonValue call(Call call, JsonValue current) {

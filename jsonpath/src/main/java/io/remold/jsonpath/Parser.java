@@ -29,6 +29,7 @@ import jakarta.json.JsonValue;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** Recursive-descent parser for KubeMod's JSONPath dialect; works directly on the characters of the source. */
 final class Parser {
@@ -88,7 +89,7 @@ final class Parser {
                 boolean negated = source.charAt(at) == '!';
                 skipSpace();
                 Expr pattern = parseAdditive();
-                left = new RegexMatch(left, pattern, literalPattern(pattern), negated, at);
+                left = new RegexMatch(left, pattern, literalFind(pattern), negated, at);
                 continue;
             }
             BinaryOp op = consume("==") ? BinaryOp.EQ
@@ -106,7 +107,8 @@ final class Parser {
         }
     }
 
-    private Pattern literalPattern(Expr pattern) {
+    /** The memoized find of a literal pattern, or null when the pattern is computed from the document. */
+    private Predicate<String> literalFind(Expr pattern) {
         if (!(pattern instanceof Literal literal)) {
             return null;
         }
@@ -114,7 +116,7 @@ final class Parser {
             throw error("regular expression must be a string", literal.position());
         }
         try {
-            return Pattern.compile(regex.getString());
+            return BoundedMemo.find(Pattern.compile(regex.getString()));
         } catch (PatternSyntaxException e) {
             throw error("invalid regular expression (" + e.getDescription() + ")", literal.position());
         }

@@ -1,15 +1,14 @@
 package io.remold.templating;
 
+import io.remold.jsonpath.BoundedMemo;
 import jakarta.json.JsonValue;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What one compiled function call keeps between renders: a replacement prepared when the template was compiled,
  * and a small memo of the results of the regular expression functions, which are pure and see the same image
- * names and labels over and over. The memo is bounded per call site (entries and characters) and simply cleared
- * when full; inputs longer than {@link #MAX_KEY_CHARS} are not memoized. Thread-safe.
+ * names and labels over and over. The memo is a {@link BoundedMemo} per call site; inputs longer than
+ * {@link #MAX_KEY_CHARS} and results longer than {@link #MAX_RESULT_CHARS} are not memoized. Thread-safe.
  */
 final class CallSite {
     static final int MAX_ENTRIES = 1024;
@@ -19,13 +18,12 @@ final class CallSite {
 
     private static final CallSite NONE = new CallSite(false, null);
 
-    private final ConcurrentHashMap<Object, JsonValue> memo;
-    private final AtomicInteger chars;
+    /** Null when the call is not memoized. */
+    private final BoundedMemo<Object, JsonValue> memo;
     private final GoReplacement replacement;
 
     private CallSite(boolean memoize, GoReplacement replacement) {
-        this.memo = memoize ? new ConcurrentHashMap<>() : null;
-        this.chars = memoize ? new AtomicInteger() : null;
+        this.memo = memoize ? new BoundedMemo<>(MAX_ENTRIES, MAX_TOTAL_CHARS) : null;
         this.replacement = replacement;
     }
 
@@ -76,17 +74,12 @@ final class CallSite {
         return key == null ? null : memo.get(key);
     }
 
-    /** Remembers a result; clears the memo first when it is full. */
+    /** Remembers a result; the memo clears itself first when it is full. */
     void put(Object key, JsonValue result, int resultChars) {
         if (key == null || resultChars > MAX_RESULT_CHARS) {
             return;
         }
-        int cost = resultChars + (key instanceof String input ? input.length() : MAX_KEY_CHARS);
-        if (memo.size() >= MAX_ENTRIES || chars.addAndGet(cost) > MAX_TOTAL_CHARS) {
-            memo.clear();
-            chars.set(cost);
-        }
-        memo.put(key, result);
+        memo.put(key, result, resultChars + (key instanceof String input ? input.length() : MAX_KEY_CHARS));
     }
 
     /** For tests. */
