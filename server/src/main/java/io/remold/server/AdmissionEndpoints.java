@@ -315,6 +315,9 @@ final class AdmissionEndpoints {
     }
 
     private static void logDecision(AdmissionReview review, String what, List<String> rules, long startNanos) {
+        if (!DECISIONS.isLoggable(Level.INFO)) {
+            return; // decision lines turned off: skip gathering the fields
+        }
         var fields = new LinkedHashMap<String, Object>();
         fields.put("rules", rules);
         fields.put("operation", review.operation().name());
