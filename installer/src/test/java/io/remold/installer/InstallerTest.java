@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -226,8 +227,16 @@ class InstallerTest {
     /** The bundle runs the jars where the repository's Dockerfile puts them, as the user it creates. */
     @Test
     void theBundleAndTheDockerfileAgreeOnPathsAndUser() throws IOException {
-        String dockerfile = Files.readString(Path.of("../Dockerfile"));
-        assertThat(dockerfile, containsString("ENTRYPOINT [\"java\", \"-jar\", \"" + Bundle.SERVER_JAR + "\"]"));
+        String dockerfile = Files.readString(Path.of("../Dockerfile")).replaceAll("\\\\\n\\s*", "");
+        // the entrypoint runs with the bundle's flags, and the AOT cache they name is trained with the same flags
+        var entrypoint = new ArrayList<>(List.of("java"));
+        entrypoint.addAll(List.of(Bundle.SERVER_JVM_OPTIONS.split(" ")));
+        entrypoint.addAll(List.of("-jar", Bundle.SERVER_JAR));
+        assertThat(dockerfile, containsString("ENTRYPOINT ["
+                + entrypoint.stream().map(arg -> '"' + arg + '"').collect(Collectors.joining(", ")) + "]"));
+        assertThat(Bundle.SERVER_JVM_OPTIONS, containsString("-XX:AOTCache=/app/"));
+        assertThat(dockerfile, containsString("java " + Bundle.SERVER_JVM_OPTIONS.replace("-XX:AOTCache=",
+                "-XX:AOTCacheOutput=") + " -jar " + Bundle.SERVER_JAR + " serve "));
         assertThat(dockerfile, containsString("CMD [\"serve\"]"));
         assertThat(dockerfile, containsString("USER " + Bundle.IMAGE_UID + ":" + Bundle.IMAGE_UID));
         // the build stage copies the jars into /out/, which becomes /app/
