@@ -1,0 +1,270 @@
+package io.remold.json;
+
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * An immutable JSON object in two parallel arrays, keys in document order. Small objects (most of a Kubernetes
+ * object) are searched linearly, which beats hashing their short keys; larger ones get an open-addressing index on
+ * first lookup. A one-key change copies the two arrays, not a hash map.
+ */
+final class CompactObject extends AbstractMap<String, JsonValue> implements JsonObject {
+    /** Up to this many keys a linear scan is cheaper than an index. */
+    private static final int LINEAR_LIMIT = 12;
+
+    private final String[] keys;
+    private final JsonValue[] values;
+    /** Slot to index + 1, built on first lookup when the object is large; racy but idempotent. */
+    private volatile int[] index;
+
+    /** Takes ownership of the arrays; keys must be distinct. */
+    CompactObject(String[] keys, JsonValue[] values) {
+        this.keys = keys;
+        this.values = values;
+    }
+
+    /** A copy of any jakarta.json object. */
+    static CompactObject copyOf(JsonObject object) {
+        if (object instanceof CompactObject compact) {
+            return compact;
+        }
+        var keys = new String[object.size()];
+        var values = new JsonValue[keys.length];
+        int i = 0;
+        for (Map.Entry<String, JsonValue> e : object.entrySet()) {
+            keys[i] = e.getKey();
+            values[i++] = e.getValue();
+        }
+        return new CompactObject(keys, values);
+    }
+
+    int indexOf(String key) {
+        if (keys.length <= LINEAR_LIMIT) {
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i].equals(key)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+        int[] table = index;
+        if (table == null) {
+            table = buildIndex();
+            index = table;
+        }
+        int mask = table.length - 1;
+        for (int slot = spread(key.hashCode()) & mask; ; slot = (slot + 1) & mask) {
+            int at = table[slot] - 1;
+            if (at < 0) {
+                return -1;
+            }
+            if (keys[at].equals(key)) {
+                return at;
+            }
+        }
+    }
+
+    private int[] buildIndex() {
+        var table = new int[Integer.highestOneBit(keys.length * 2 - 1) << 1];
+        int mask = table.length - 1;
+        for (int i = 0; i < keys.length; i++) {
+            int slot = spread(keys[i].hashCode()) & mask;
+            while (table[slot] != 0) {
+                slot = (slot + 1) & mask;
+            }
+            table[slot] = i + 1;
+        }
+        return table;
+    }
+
+    private static int spread(int hash) {
+        return hash ^ (hash >>> 16);
+    }
+
+    /** This object with {@code key} set: replaced where it is, else appended. */
+    CompactObject with(String key, JsonValue value) {
+        int at = indexOf(key);
+        if (at >= 0) {
+            if (values[at] == value) {
+                return this;
+            }
+            JsonValue[] changed = values.clone();
+            changed[at] = value;
+            return new CompactObject(keys, changed);
+        }
+        String[] k = Arrays.copyOf(keys, keys.length + 1);
+        JsonValue[] v = Arrays.copyOf(values, values.length + 1);
+        k[keys.length] = key;
+        v[values.length] = value;
+        return new CompactObject(k, v);
+    }
+
+    /** This object without {@code key}; itself when the key is absent. */
+    CompactObject without(String key) {
+        int at = indexOf(key);
+        if (at < 0) {
+            return this;
+        }
+        var k = new String[keys.length - 1];
+        var v = new JsonValue[k.length];
+        System.arraycopy(keys, 0, k, 0, at);
+        System.arraycopy(values, 0, v, 0, at);
+        System.arraycopy(keys, at + 1, k, at, k.length - at);
+        System.arraycopy(values, at + 1, v, at, k.length - at);
+        return new CompactObject(k, v);
+    }
+
+    String keyAt(int i) {
+        return keys[i];
+    }
+
+    JsonValue valueAt(int i) {
+        return values[i];
+    }
+
+    @Override
+    public JsonValue get(Object key) {
+        if (!(key instanceof String name)) {
+            return null;
+        }
+        int at = indexOf(name);
+        return at < 0 ? null : values[at];
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        return key instanceof String name && indexOf(name) >= 0;
+    }
+
+    @Override
+    public int size() {
+        return keys.length;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return keys.length == 0;
+    }
+
+    @Override
+    public Set<Map.Entry<String, JsonValue>> entrySet() {
+        return new AbstractSet<>() {
+            @Override
+            public Iterator<Map.Entry<String, JsonValue>> iterator() {
+                return new Iterator<>() {
+                    private int next;
+
+                    @Override
+                    public boolean hasNext() {
+                        return next < keys.length;
+                    }
+
+                    @Override
+                    public Map.Entry<String, JsonValue> next() {
+                        if (next >= keys.length) {
+                            throw new NoSuchElementException();
+                        }
+                        int at = next++;
+                        return new SimpleImmutableEntry<>(keys[at], values[at]);
+                    }
+                };
+            }
+
+            @Override
+            public int size() {
+                return keys.length;
+            }
+        };
+    }
+
+    @Override
+    public JsonArray getJsonArray(String name) {
+        return (JsonArray) get(name);
+    }
+
+    @Override
+    public JsonObject getJsonObject(String name) {
+        return (JsonObject) get(name);
+    }
+
+    @Override
+    public JsonNumber getJsonNumber(String name) {
+        return (JsonNumber) get(name);
+    }
+
+    @Override
+    public JsonString getJsonString(String name) {
+        return (JsonString) get(name);
+    }
+
+    @Override
+    public String getString(String name) {
+        return getJsonString(name).getString();
+    }
+
+    @Override
+    public String getString(String name, String defaultValue) {
+        return get(name) instanceof JsonString s ? s.getString() : defaultValue;
+    }
+
+    @Override
+    public int getInt(String name) {
+        return getJsonNumber(name).intValue();
+    }
+
+    @Override
+    public int getInt(String name, int defaultValue) {
+        return get(name) instanceof JsonNumber n ? n.intValue() : defaultValue;
+    }
+
+    @Override
+    public boolean getBoolean(String name) {
+        JsonValue value = get(name);
+        if (value == null) {
+            throw new NullPointerException("no key \"" + name + "\"");
+        }
+        if (value == JsonValue.TRUE) {
+            return true;
+        }
+        if (value == JsonValue.FALSE) {
+            return false;
+        }
+        throw new ClassCastException("\"" + name + "\" is a " + value.getValueType() + ", not a boolean");
+    }
+
+    @Override
+    public boolean getBoolean(String name, boolean defaultValue) {
+        JsonValue value = get(name);
+        return value == JsonValue.TRUE || (value != JsonValue.FALSE && defaultValue);
+    }
+
+    @Override
+    public boolean isNull(String name) {
+        JsonValue value = get(name);
+        if (value == null) {
+            throw new NullPointerException("no key \"" + name + "\"");
+        }
+        return value.getValueType() == ValueType.NULL;
+    }
+
+    @Override
+    public ValueType getValueType() {
+        return ValueType.OBJECT;
+    }
+
+    @Override
+    public String toString() {
+        return JsonText.write(this);
+    }
+}

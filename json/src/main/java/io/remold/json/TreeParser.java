@@ -1,0 +1,563 @@
+package io.remold.json;
+
+import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
+import jakarta.json.stream.JsonLocation;
+import jakarta.json.stream.JsonParsingException;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Set;
+
+/**
+ * A one-pass recursive-descent parser from UTF-8 bytes straight into compact immutable containers, with no token
+ * stream and no per-object hash map. Keys and values of open containers wait on two stacks and are copied into
+ * exact-size arrays when their container closes (the stacks are not cleared: the parser lives for one parse). Strings and numbers are Parsson's own values, so
+ * equality, hashing and text are the same as for a tree Parsson read. One instance per parse.
+ */
+final class TreeParser {
+    static final int MAX_DEPTH = 1000;
+    private static final JsonProvider PROVIDER = JsonProvider.provider();
+    private static final JsonValue[] SMALL_INTS = new JsonValue[256];
+    /** Object keys repeat across requests ("name", "image", "containerPort"...): one shared racy cache. */
+    private static final CachedKey[] KEYS = new CachedKey[1024];
+    private static final int MAX_CACHED_KEY = 32;
+
+    static {
+        for (int i = 0; i < SMALL_INTS.length; i++) {
+            SMALL_INTS[i] = PROVIDER.createValue(i);
+        }
+    }
+
+    private final byte[] in;
+    private final int end;
+    private final Set<String> deferredMembers;
+    private int pos;
+    private int depth;
+    private String[] keyStack = new String[32];
+    private JsonValue[] valueStack = new JsonValue[64];
+    private int keyTop;
+    private int valueTop;
+
+    private TreeParser(byte[] in, int offset, int length, Set<String> deferredMembers) {
+        this.in = in;
+        this.pos = offset;
+        this.end = offset + length;
+        this.deferredMembers = deferredMembers;
+    }
+
+    /**
+     * Parses one JSON text. Object members of the top-level object's direct child objects whose key is in
+     * {@code deferredMembers} are checked for syntax only and parsed when first read.
+     */
+    static JsonValue parse(byte[] in, int offset, int length, Set<String> deferredMembers) {
+        var parser = new TreeParser(in, offset, length, deferredMembers);
+        parser.skipWhitespace();
+        JsonValue value = parser.value();
+        parser.skipWhitespace();
+        if (parser.pos < parser.end) {
+            throw parser.error("unexpected content after the JSON value");
+        }
+        return value;
+    }
+
+    private JsonValue value() {
+        if (pos >= end) {
+            throw error("unexpected end of input, expected a value");
+        }
+        byte b = in[pos];
+        return switch (b) {
+            case '{' -> object();
+            case '[' -> array();
+            case '"' -> PROVIDER.createValue(string());
+            case 't' -> literal("true", JsonValue.TRUE);
+            case 'f' -> literal("false", JsonValue.FALSE);
+            case 'n' -> literal("null", JsonValue.NULL);
+            default -> {
+                if (b == '-' || (b >= '0' && b <= '9')) {
+                    yield number();
+                }
+                throw error("unexpected " + describe(b) + ", expected a value");
+            }
+        };
+    }
+
+    private JsonValue object() {
+        enter();
+        pos++;
+        int keyBase = keyTop;
+        int valueBase = valueTop;
+        skipWhitespace();
+        if (peek() == '}') {
+            pos++;
+            depth--;
+            return new CompactObject(new String[0], new JsonValue[0]);
+        }
+        while (true) {
+            if (peek() != '"') {
+                throw error("unexpected " + describe(peek()) + ", expected a quoted key");
+            }
+            String key = key();
+            skipWhitespace();
+            expect(':');
+            skipWhitespace();
+            JsonValue value = depth == 2 && deferredMembers.contains(key) ? deferred() : value();
+            pushKey(key);
+            pushValue(value);
+            skipWhitespace();
+            byte b = peek();
+            pos++;
+            if (b == '}') {
+                break;
+            }
+            if (b != ',') {
+                pos--;
+                throw error("unexpected " + describe(b) + ", expected , or }");
+            }
+            skipWhitespace();
+        }
+        depth--;
+        String[] keys = Arrays.copyOfRange(keyStack, keyBase, keyTop);
+        JsonValue[] values = Arrays.copyOfRange(valueStack, valueBase, valueTop);
+        keyTop = keyBase;
+        valueTop = valueBase;
+        int count = keys.length;
+        return count > 1 ? distinct(keys, values) : new CompactObject(keys, values);
+    }
+
+    /** Duplicate keys keep the first one's place and the last one's value, as Parsson's reader does. */
+    private static CompactObject distinct(String[] keys, JsonValue[] values) {
+        HashMap<String, Integer> seen = keys.length <= 8 ? null : new HashMap<>();
+        int kept = 0;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys.length <= 8) {
+                int at = -1;
+                for (int j = 0; j < kept; j++) {
+                    if (keys[j].equals(keys[i])) {
+                        at = j;
+                        break;
+                    }
+                }
+                if (at >= 0) {
+                    values[at] = values[i];
+                    continue;
+                }
+            } else {
+                Integer at = seen.putIfAbsent(keys[i], kept);
+                if (at != null) {
+                    values[at] = values[i];
+                    continue;
+                }
+            }
+            keys[kept] = keys[i];
+            values[kept++] = values[i];
+        }
+        return kept == keys.length ? new CompactObject(keys, values)
+                : new CompactObject(Arrays.copyOf(keys, kept), Arrays.copyOf(values, kept));
+    }
+
+    private JsonValue array() {
+        enter();
+        pos++;
+        int base = valueTop;
+        skipWhitespace();
+        if (peek() == ']') {
+            pos++;
+            depth--;
+            return new CompactArray(new JsonValue[0]);
+        }
+        while (true) {
+            pushValue(value());
+            skipWhitespace();
+            byte b = peek();
+            pos++;
+            if (b == ']') {
+                break;
+            }
+            if (b != ',') {
+                pos--;
+                throw error("unexpected " + describe(b) + ", expected , or ]");
+            }
+            skipWhitespace();
+        }
+        depth--;
+        JsonValue[] values = Arrays.copyOfRange(valueStack, base, valueTop);
+        valueTop = base;
+        return new CompactArray(values);
+    }
+
+    /** Checks the value's syntax without building it; it is parsed again, from its own bytes, when first read. */
+    private JsonValue deferred() {
+        int start = pos;
+        int savedDepth = depth;
+        skipValue();
+        depth = savedDepth;
+        if (in[start] != '{') {
+            return parse(in, start, pos - start, Set.of());
+        }
+        return new DeferredObject(in, start, pos - start);
+    }
+
+    private void skipValue() {
+        byte b = peek();
+        switch (b) {
+            case '{' -> {
+                enter();
+                pos++;
+                skipWhitespace();
+                if (peek() == '}') {
+                    pos++;
+                } else {
+                    while (true) {
+                        if (peek() != '"') {
+                            throw error("unexpected " + describe(peek()) + ", expected a quoted key");
+                        }
+                        skipString();
+                        skipWhitespace();
+                        expect(':');
+                        skipWhitespace();
+                        skipValue();
+                        skipWhitespace();
+                        if (!separator('}')) {
+                            break;
+                        }
+                    }
+                }
+                depth--;
+            }
+            case '[' -> {
+                enter();
+                pos++;
+                skipWhitespace();
+                if (peek() == ']') {
+                    pos++;
+                } else {
+                    do {
+                        skipValue();
+                        skipWhitespace();
+                    } while (separator(']'));
+                }
+                depth--;
+            }
+            case '"' -> skipString();
+            default -> value();
+        }
+    }
+
+    /** After a member or element: true on a comma (and skips the whitespace after it), false on the closer. */
+    private boolean separator(char closer) {
+        byte b = peek();
+        pos++;
+        if (b == closer) {
+            return false;
+        }
+        if (b != ',') {
+            pos--;
+            throw error("unexpected " + describe(b) + ", expected , or " + closer);
+        }
+        skipWhitespace();
+        return true;
+    }
+
+    private void skipString() {
+        pos++;
+        while (true) {
+            if (pos >= end) {
+                throw error("unterminated string");
+            }
+            byte b = in[pos];
+            if (b == '"') {
+                pos++;
+                return;
+            }
+            if (b == '\\') {
+                escape(null);
+            } else if (b >= 0 && b < 0x20) {
+                throw error("unescaped control character in a string");
+            } else {
+                pos++;
+            }
+        }
+    }
+
+    private String key() {
+        byte[] in = this.in;
+        int start = pos + 1;
+        int limit = Math.min(end, start + MAX_CACHED_KEY + 1);
+        int hash = 0;
+        for (int i = start; i < limit; i++) {
+            byte b = in[i];
+            if (b == '"') {
+                int length = i - start;
+                int slot = (hash ^ (hash >>> 10) ^ length) & (KEYS.length - 1);
+                CachedKey cached = KEYS[slot];
+                pos = i + 1;
+                if (cached != null && Arrays.equals(cached.bytes, 0, cached.bytes.length, in, start, i)) {
+                    return cached.key;
+                }
+                var key = new CachedKey(Arrays.copyOfRange(in, start, i));
+                KEYS[slot] = key;
+                return key.key;
+            }
+            if (b < 0x20 || b == '\\') {
+                break;
+            }
+            hash = 31 * hash + b;
+        }
+        return string();
+    }
+
+    /** An ASCII key and its bytes, compared with a vectorised {@link Arrays#equals}. */
+    private record CachedKey(byte[] bytes, String key) {
+        CachedKey(byte[] bytes) {
+            this(bytes, new String(bytes, StandardCharsets.ISO_8859_1));
+        }
+    }
+
+    private String string() {
+        byte[] in = this.in;
+        int start = pos + 1;
+        int negative = 0;
+        for (int i = start; i < end; i++) {
+            byte b = in[i];
+            if (b == '"') {
+                pos = i + 1;
+                return new String(in, start, i - start,
+                        negative < 0 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
+            }
+            if (b == '\\') {
+                pos = i;
+                return escapedString(start);
+            }
+            if (b >= 0 && b < 0x20) {
+                pos = i;
+                throw error("unescaped control character in a string");
+            }
+            negative |= b;
+        }
+        pos = end;
+        throw error("unterminated string");
+    }
+
+    /** The slow path, from the first escape on: plain runs are decoded as UTF-8 between escapes. */
+    private String escapedString(int start) {
+        var sb = new StringBuilder(pos - start + 16);
+        int run = start;
+        while (true) {
+            if (pos >= end) {
+                throw error("unterminated string");
+            }
+            byte b = in[pos];
+            if (b == '"') {
+                sb.append(new String(in, run, pos - run, StandardCharsets.UTF_8));
+                pos++;
+                return sb.toString();
+            }
+            if (b == '\\') {
+                sb.append(new String(in, run, pos - run, StandardCharsets.UTF_8));
+                escape(sb);
+                run = pos;
+            } else if (b >= 0 && b < 0x20) {
+                throw error("unescaped control character in a string");
+            } else {
+                pos++;
+            }
+        }
+    }
+
+    /** Reads one escape sequence at {@code pos}, appending what it stands for when {@code sb} is not null. */
+    private void escape(StringBuilder sb) {
+        if (pos + 1 >= end) {
+            throw error("unterminated string");
+        }
+        byte b = in[pos + 1];
+        char c;
+        switch (b) {
+            case '"' -> c = '"';
+            case '\\' -> c = '\\';
+            case '/' -> c = '/';
+            case 'b' -> c = '\b';
+            case 'f' -> c = '\f';
+            case 'n' -> c = '\n';
+            case 'r' -> c = '\r';
+            case 't' -> c = '\t';
+            case 'u' -> {
+                if (pos + 6 > end) {
+                    throw error("unterminated string");
+                }
+                int code = 0;
+                for (int i = pos + 2; i < pos + 6; i++) {
+                    int digit = Character.digit(in[i], 16);
+                    if (digit < 0) {
+                        pos = i;
+                        throw error("invalid \\u escape");
+                    }
+                    code = code * 16 + digit;
+                }
+                pos += 6;
+                if (sb != null) {
+                    sb.append((char) code);
+                }
+                return;
+            }
+            default -> {
+                pos++;
+                throw error("invalid escape \\" + describeChar(b));
+            }
+        }
+        pos += 2;
+        if (sb != null) {
+            sb.append(c);
+        }
+    }
+
+    private JsonValue number() {
+        int start = pos;
+        if (in[pos] == '-') {
+            pos++;
+        }
+        int intStart = pos;
+        if (pos < end && in[pos] == '0') {
+            pos++;
+        } else if (pos < end && in[pos] >= '1' && in[pos] <= '9') {
+            digits();
+        } else {
+            throw error("invalid number, expected a digit");
+        }
+        int intDigits = pos - intStart;
+        boolean integral = true;
+        if (pos < end && in[pos] == '.') {
+            pos++;
+            integral = false;
+            if (digits() == 0) {
+                throw error("invalid number, expected a digit after the decimal point");
+            }
+        }
+        if (pos < end && (in[pos] == 'e' || in[pos] == 'E')) {
+            pos++;
+            integral = false;
+            if (pos < end && (in[pos] == '+' || in[pos] == '-')) {
+                pos++;
+            }
+            if (digits() == 0) {
+                throw error("invalid number, expected a digit in the exponent");
+            }
+        }
+        if (integral && intDigits <= 18) {
+            long value = 0;
+            for (int i = intStart; i < pos; i++) {
+                value = value * 10 + (in[i] - '0');
+            }
+            if (start != intStart) {
+                value = -value;
+            }
+            if (value >= 0 && value < SMALL_INTS.length) {
+                return SMALL_INTS[(int) value];
+            }
+            return value == (int) value ? PROVIDER.createValue((int) value) : PROVIDER.createValue(value);
+        }
+        String text = new String(in, start, pos - start, StandardCharsets.ISO_8859_1);
+        try {
+            return PROVIDER.createValue(new BigDecimal(text));
+        } catch (NumberFormatException e) {
+            pos = start;
+            throw error("number " + text + " is out of range");
+        }
+    }
+
+    private int digits() {
+        int start = pos;
+        while (pos < end && in[pos] >= '0' && in[pos] <= '9') {
+            pos++;
+        }
+        return pos - start;
+    }
+
+    private JsonValue literal(String word, JsonValue value) {
+        for (int i = 0; i < word.length(); i++) {
+            if (pos + i >= end || in[pos + i] != word.charAt(i)) {
+                pos += i;
+                throw error(pos >= end ? "unexpected end of input in " + word
+                        : "unexpected " + describe(in[pos]) + " in " + word);
+            }
+        }
+        pos += word.length();
+        return value;
+    }
+
+    private void enter() {
+        if (++depth > MAX_DEPTH) {
+            throw error("nesting deeper than " + MAX_DEPTH + " levels");
+        }
+    }
+
+    private void pushKey(String key) {
+        if (keyTop == keyStack.length) {
+            keyStack = Arrays.copyOf(keyStack, keyTop * 2);
+        }
+        keyStack[keyTop++] = key;
+    }
+
+    private void pushValue(JsonValue value) {
+        if (valueTop == valueStack.length) {
+            valueStack = Arrays.copyOf(valueStack, valueTop * 2);
+        }
+        valueStack[valueTop++] = value;
+    }
+
+    private byte peek() {
+        if (pos >= end) {
+            throw error("unexpected end of input");
+        }
+        return in[pos];
+    }
+
+    private void expect(char c) {
+        if (peek() != c) {
+            throw error("unexpected " + describe(in[pos]) + ", expected " + c);
+        }
+        pos++;
+    }
+
+    private void skipWhitespace() {
+        int i = pos;
+        while (i < end) {
+            byte b = in[i];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                break;
+            }
+            i++;
+        }
+        pos = i;
+    }
+
+    private static String describe(byte b) {
+        return "character " + describeChar(b);
+    }
+
+    private static String describeChar(byte b) {
+        return b >= 0x21 && b < 0x7f ? "'" + (char) b + "'" : String.format("0x%02x", b & 0xff);
+    }
+
+    /** The error at {@code pos}, with line and column counted in characters the way an editor shows them. */
+    private JsonParsingException error(String message) {
+        long line = 1;
+        long column = 1;
+        int stop = Math.min(pos, end);
+        for (int i = 0; i < stop; i++) {
+            if (in[i] == '\n') {
+                line++;
+                column = 1;
+            } else if ((in[i] & 0xc0) != 0x80) {
+                column++;
+            }
+        }
+        var location = new Location(line, column, stop);
+        return new JsonParsingException(message + " at line " + line + ", column " + column, location);
+    }
+
+    private record Location(long getLineNumber, long getColumnNumber, long getStreamOffset) implements JsonLocation {
+    }
+}
