@@ -3,13 +3,14 @@ package io.remold.engine;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
 import io.remold.api.RuleType;
+import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParsingException;
 
-import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -228,7 +229,7 @@ public final class Engine {
         if (request.nodeRef() != null) {
             refs.add("node", request.nodeRef());
         }
-        return Json.PROVIDER.createObjectBuilder(object).add(SYNTHETIC_REFS, refs).build();
+        return JsonTree.with(object, SYNTHETIC_REFS, refs.build());
     }
 
     /**
@@ -244,8 +245,7 @@ public final class Engine {
         if (now == own) {
             return current;
         }
-        var b = Json.PROVIDER.createObjectBuilder(o);
-        return (own == null ? b.remove(SYNTHETIC_REFS) : b.add(SYNTHETIC_REFS, own)).build();
+        return own == null ? JsonTree.without(o, SYNTHETIC_REFS) : JsonTree.with(o, SYNTHETIC_REFS, own);
     }
 
     private static JsonValue lastApplied(JsonValue object) {
@@ -253,9 +253,9 @@ public final class Engine {
                 || !(annotations.get(LAST_APPLIED) instanceof JsonString text)) {
             return null;
         }
-        try (var reader = Json.PROVIDER.createReader(new StringReader(text.getString()))) {
-            return reader.readValue();
-        } catch (JsonParsingException | NumberFormatException | IllegalStateException e) {
+        try {
+            return JsonTree.parse(text.getString().getBytes(StandardCharsets.UTF_8));
+        } catch (JsonParsingException e) {
             return null;
         }
     }
@@ -266,9 +266,9 @@ public final class Engine {
         }
         JsonObject object = (JsonObject) result;
         JsonObject metadata = object.getJsonObject("metadata");
-        var newAnnotations = Json.PROVIDER.createObjectBuilder(annotations).add(LAST_APPLIED, Json.compact(lastApplied));
-        var newMetadata = Json.PROVIDER.createObjectBuilder(metadata).add("annotations", newAnnotations);
-        return Json.PROVIDER.createObjectBuilder(object).add("metadata", newMetadata).build();
+        JsonObject newAnnotations = JsonTree.with(annotations, LAST_APPLIED,
+                Json.PROVIDER.createValue(Json.compact(lastApplied)));
+        return JsonTree.with(object, "metadata", JsonTree.with(metadata, "annotations", newAnnotations));
     }
 
     private static JsonValue annotations(JsonValue object) {

@@ -1,16 +1,17 @@
 package io.remold.engine;
 
 import io.remold.api.PatchOp;
+import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
- * JSON Patch over immutable jakarta.json values with KubeMod's extensions: negative indices count from the end
+ * JSON Patch over immutable jakarta.json values, copied on write as compact trees, with KubeMod's extensions: negative indices count from the end
  * ({@code -1} appends on add), {@code add} creates missing parents (a list when the next step is an index),
  * removing a missing path does nothing, and {@code replace} of a missing path is an error.
  */
@@ -65,14 +66,14 @@ final class JsonPatcher {
             if (last) {
                 switch (op.op()) {
                     case add:
-                        return Json.PROVIDER.createObjectBuilder(object).add(token, op.value()).build();
+                        return JsonTree.with(object, token, op.value());
                     case replace:
                         if (child == null) {
                             throw new PatchException("replace: missing key \"" + token + "\" at " + prefix(tokens, at));
                         }
-                        return Json.PROVIDER.createObjectBuilder(object).add(token, op.value()).build();
+                        return JsonTree.with(object, token, op.value());
                     default:
-                        return child == null ? null : Json.PROVIDER.createObjectBuilder(object).remove(token).build();
+                        return child == null ? null : JsonTree.without(object, token);
                 }
             }
             if (child == null) {
@@ -85,12 +86,12 @@ final class JsonPatcher {
                 child = emptyParent(tokens.get(at + 1));
             }
             JsonValue changed = update(child, tokens, at + 1, op);
-            return changed == null ? null : Json.PROVIDER.createObjectBuilder(object).add(token, changed).build();
+            return changed == null ? null : JsonTree.with(object, token, changed);
         }
         if (node instanceof JsonArray array) {
             int size = array.size();
             if ("-".equals(token) && last && op.op() == PatchOp.add) {
-                return Json.PROVIDER.createArrayBuilder(array).add(op.value()).build();
+                return JsonTree.inserted(array, size, op.value());
             }
             Integer parsed = index(token);
             if (parsed == null) {
@@ -107,7 +108,7 @@ final class JsonPatcher {
                     throw new PatchException("add: index " + index + " out of range for the list at "
                             + prefix(tokens, at) + " (size " + size + ")");
                 }
-                return insert(array, position, op.value());
+                return JsonTree.inserted(array, position, op.value());
             }
             int position = index < 0 ? index + size : index;
             if (position < 0 || position >= size) {
@@ -117,23 +118,24 @@ final class JsonPatcher {
                 if (op.op() == PatchOp.add && index >= size) {
                     // A missing parent past the end of a list is created like a missing key, after nulls up to it.
                     JsonValue created = update(emptyParent(tokens.get(at + 1)), tokens, at + 1, op);
-                    JsonArrayBuilder b = Json.PROVIDER.createArrayBuilder(array);
+                    var padded = new ArrayList<JsonValue>(array);
                     for (int i = size; i < index; i++) {
-                        b.addNull();
+                        padded.add(JsonValue.NULL);
                     }
-                    return b.add(created).build();
+                    padded.add(created);
+                    return JsonTree.array(padded);
                 }
                 throw new PatchException(op.op() + ": index " + index + " out of range for the list at "
                         + prefix(tokens, at) + " (size " + size + ")");
             }
             if (last) {
                 if (op.op() == PatchOp.replace) {
-                    return Json.PROVIDER.createArrayBuilder(array).set(position, op.value()).build();
+                    return JsonTree.with(array, position, op.value());
                 }
-                return Json.PROVIDER.createArrayBuilder(array).remove(position).build();
+                return JsonTree.without(array, position);
             }
             JsonValue changed = update(array.get(position), tokens, at + 1, op);
-            return changed == null ? null : Json.PROVIDER.createArrayBuilder(array).set(position, changed).build();
+            return changed == null ? null : JsonTree.with(array, position, changed);
         }
         if (op.op() == PatchOp.remove) {
             return null;
@@ -148,18 +150,7 @@ final class JsonPatcher {
         if (index == null && !"-".equals(next)) {
             return JsonValue.EMPTY_JSON_OBJECT;
         }
-        JsonArrayBuilder b = Json.PROVIDER.createArrayBuilder();
-        for (int i = 0; index != null && i < index; i++) {
-            b.addNull();
-        }
-        return b.build();
-    }
-
-    private static JsonArray insert(JsonArray array, int position, JsonValue value) {
-        if (position == array.size()) {
-            return Json.PROVIDER.createArrayBuilder(array).add(value).build();
-        }
-        return Json.PROVIDER.createArrayBuilder(array).add(position, value).build();
+        return JsonTree.array(Collections.nCopies(index == null ? 0 : Math.max(0, index), JsonValue.NULL));
     }
 
     private static Integer index(String token) {

@@ -14,15 +14,14 @@ import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleOutcome;
+import io.remold.json.JsonTree;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParsingException;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -35,12 +34,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The webhook endpoints. Each request body is parsed once into jakarta.json; nothing is logged unless the
+ * The webhook endpoints. Each request body is parsed once into a compact jakarta.json tree; nothing is logged unless the
  * decision changed or rejected something. An exception while evaluating rules answers 500 with the reason, so
  * that the webhook configuration's {@code failurePolicy} decides (Fail: the API server refuses the request;
  * Ignore: it admits it unchanged).
@@ -49,6 +49,8 @@ final class AdmissionEndpoints {
     static final List<String> NODE_NAME_ANNOTATIONS = List.of("ref.remold.io/nodename", "ref.kubemod.io/node");
     private static final Logger DECISIONS = Logger.getLogger("io.remold.server.decision");
     private static final Logger LOG = Logger.getLogger(AdmissionEndpoints.class.getName());
+    /** Most rules never read an UPDATE's previous object: it is parsed when first read. */
+    private static final Set<String> DEFERRED = Set.of("oldObject");
     private static final byte[] NOOP_RESPONSE = AdmissionReview.Response.allow("noop").toJson();
 
     private final RuleStore store;
@@ -141,13 +143,9 @@ final class AdmissionEndpoints {
         if (body.length > maxBodyBytes) {
             throw new Problem(413, "body exceeds the limit of " + maxBodyBytes + " bytes");
         }
-        try (var reader = AdmissionReview.JSON.createReader(new ByteArrayInputStream(body))) {
-            return reader.readValue();
+        try {
+            return JsonTree.parse(body, DEFERRED);
         } catch (JsonParsingException e) {
-            var at = e.getLocation();
-            throw new Problem(400, "malformed JSON at line " + at.getLineNumber() + ", column "
-                    + at.getColumnNumber() + ": " + e.getMessage());
-        } catch (JsonException e) {
             throw new Problem(400, "malformed JSON: " + e.getMessage());
         }
     }

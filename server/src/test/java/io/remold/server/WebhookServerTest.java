@@ -106,7 +106,7 @@ class WebhookServerTest {
         String ok = review("b1", "CREATE", "");
         return Stream.of(
                 Arguments.of("text/plain", ok, 415, "Content-Type must be application/json"),
-                Arguments.of("application/json", "{\"apiVersion\":", 400, "malformed JSON at line 1"),
+                Arguments.of("application/json", "{\"apiVersion\":", 400, "malformed JSON: unexpected end of input, expected a value at line 1, column 15"),
                 Arguments.of("application/json", "[1,2]", 400, "not a JSON object"),
                 Arguments.of("application/json", ok.replace("admission.k8s.io/v1", "admission.k8s.io/v1beta1"),
                         400, "unsupported AdmissionReview version \\\"admission.k8s.io/v1beta1\\\""),
