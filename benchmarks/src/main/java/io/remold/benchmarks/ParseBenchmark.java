@@ -71,6 +71,18 @@ public class ParseBenchmark {
         }
     }
 
+    private byte[] wrapped;
+
+    @Setup
+    public void wrap() {
+        wrapped = ("{\"x\":{\"oldObject\":" + new String(body, StandardCharsets.UTF_8) + "}}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Benchmark
+    public JsonValue skipOnly() {
+        return JsonTree.parse(wrapped, Set.of("oldObject"));
+    }
+
     @Benchmark
     public JsonValue tree() {
         return JsonTree.parse(body, Set.of("oldObject"));

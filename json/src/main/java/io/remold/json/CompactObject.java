@@ -34,6 +34,62 @@ final class CompactObject extends AbstractMap<String, JsonValue> implements Json
         this.values = values;
     }
 
+    private CompactObject(String[] keys, JsonValue[] values, int[] index) {
+        this.keys = keys;
+        this.values = values;
+        this.index = index;
+    }
+
+    /**
+     * An object from parsed members that may repeat a key: the first one keeps its place and the last one's value,
+     * as Parsson's reader does. Large objects get their index here, which finds the repeats too.
+     */
+    static CompactObject distinct(String[] keys, JsonValue[] values) {
+        int kept = 0;
+        int[] table = keys.length <= LINEAR_LIMIT ? null : new int[tableSize(keys.length)];
+        for (int i = 0; i < keys.length; i++) {
+            int at = table == null ? linearIndexOf(keys, kept, keys[i]) : insert(table, keys, kept, keys[i]);
+            if (at >= 0) {
+                values[at] = values[i];
+                continue;
+            }
+            keys[kept] = keys[i];
+            values[kept++] = values[i];
+        }
+        if (kept == keys.length) {
+            return new CompactObject(keys, values, table);
+        }
+        return new CompactObject(Arrays.copyOf(keys, kept), Arrays.copyOf(values, kept));
+    }
+
+    private static int linearIndexOf(String[] keys, int count, String key) {
+        for (int i = 0; i < count; i++) {
+            if (keys[i].equals(key)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The index of {@code key} among the first {@code count} keys; if absent, records it as key {@code count}. */
+    private static int insert(int[] table, String[] keys, int count, String key) {
+        int mask = table.length - 1;
+        for (int slot = spread(key.hashCode()) & mask; ; slot = (slot + 1) & mask) {
+            int at = table[slot] - 1;
+            if (at < 0) {
+                table[slot] = count + 1;
+                return -1;
+            }
+            if (keys[at].equals(key)) {
+                return at;
+            }
+        }
+    }
+
+    private static int tableSize(int keyCount) {
+        return Integer.highestOneBit(keyCount * 2 - 1) << 1;
+    }
+
     /** A copy of any jakarta.json object. */
     static CompactObject copyOf(JsonObject object) {
         if (object instanceof CompactObject compact) {
@@ -51,12 +107,7 @@ final class CompactObject extends AbstractMap<String, JsonValue> implements Json
 
     int indexOf(String key) {
         if (keys.length <= LINEAR_LIMIT) {
-            for (int i = 0; i < keys.length; i++) {
-                if (keys[i].equals(key)) {
-                    return i;
-                }
-            }
-            return -1;
+            return linearIndexOf(keys, keys.length, key);
         }
         int[] table = index;
         if (table == null) {
@@ -76,14 +127,9 @@ final class CompactObject extends AbstractMap<String, JsonValue> implements Json
     }
 
     private int[] buildIndex() {
-        var table = new int[Integer.highestOneBit(keys.length * 2 - 1) << 1];
-        int mask = table.length - 1;
+        var table = new int[tableSize(keys.length)];
         for (int i = 0; i < keys.length; i++) {
-            int slot = spread(keys[i].hashCode()) & mask;
-            while (table[slot] != 0) {
-                slot = (slot + 1) & mask;
-            }
-            table[slot] = i + 1;
+            insert(table, keys, i, keys[i]);
         }
         return table;
     }

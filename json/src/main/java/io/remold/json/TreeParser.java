@@ -5,24 +5,28 @@ import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonLocation;
 import jakarta.json.stream.JsonParsingException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Set;
 
 /**
  * A one-pass recursive-descent parser from UTF-8 bytes straight into compact immutable containers, with no token
  * stream and no per-object hash map. Keys and values of open containers wait on two stacks and are copied into
- * exact-size arrays when their container closes (the stacks are not cleared: the parser lives for one parse). Strings and numbers are Parsson's own values, so
- * equality, hashing and text are the same as for a tree Parsson read. One instance per parse.
+ * exact-size arrays when their container closes (the stacks are not cleared: the parser lives for one parse). Numbers and non-ASCII strings are Parsson's own values; ASCII strings are
+ * slices of the input decoded when first read. Equality, hashing and text are the same as for a tree Parsson
+ * read. One instance per parse.
  */
 final class TreeParser {
     static final int MAX_DEPTH = 1000;
     private static final JsonProvider PROVIDER = JsonProvider.provider();
     private static final JsonValue[] SMALL_INTS = new JsonValue[256];
     /** Object keys repeat across requests ("name", "image", "containerPort"...): one shared racy cache. */
-    private static final CachedKey[] KEYS = new CachedKey[1024];
+    private static final CachedKey[] KEYS = new CachedKey[4096];
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_CACHED_KEY = 32;
 
     static {
@@ -71,7 +75,7 @@ final class TreeParser {
         return switch (b) {
             case '{' -> object();
             case '[' -> array();
-            case '"' -> PROVIDER.createValue(string());
+            case '"' -> stringValue();
             case 't' -> literal("true", JsonValue.TRUE);
             case 'f' -> literal("false", JsonValue.FALSE);
             case 'n' -> literal("null", JsonValue.NULL);
@@ -124,38 +128,7 @@ final class TreeParser {
         keyTop = keyBase;
         valueTop = valueBase;
         int count = keys.length;
-        return count > 1 ? distinct(keys, values) : new CompactObject(keys, values);
-    }
-
-    /** Duplicate keys keep the first one's place and the last one's value, as Parsson's reader does. */
-    private static CompactObject distinct(String[] keys, JsonValue[] values) {
-        HashMap<String, Integer> seen = keys.length <= 8 ? null : new HashMap<>();
-        int kept = 0;
-        for (int i = 0; i < keys.length; i++) {
-            if (keys.length <= 8) {
-                int at = -1;
-                for (int j = 0; j < kept; j++) {
-                    if (keys[j].equals(keys[i])) {
-                        at = j;
-                        break;
-                    }
-                }
-                if (at >= 0) {
-                    values[at] = values[i];
-                    continue;
-                }
-            } else {
-                Integer at = seen.putIfAbsent(keys[i], kept);
-                if (at != null) {
-                    values[at] = values[i];
-                    continue;
-                }
-            }
-            keys[kept] = keys[i];
-            values[kept++] = values[i];
-        }
-        return kept == keys.length ? new CompactObject(keys, values)
-                : new CompactObject(Arrays.copyOf(keys, kept), Arrays.copyOf(values, kept));
+        return count > 1 ? CompactObject.distinct(keys, values) : new CompactObject(keys, values);
     }
 
     private JsonValue array() {
@@ -264,6 +237,7 @@ final class TreeParser {
     private void skipString() {
         pos++;
         while (true) {
+            pos = scanPlain(pos);
             if (pos >= end) {
                 throw error("unterminated string");
             }
@@ -283,30 +257,30 @@ final class TreeParser {
     }
 
     private String key() {
-        byte[] in = this.in;
         int start = pos + 1;
-        int limit = Math.min(end, start + MAX_CACHED_KEY + 1);
-        int hash = 0;
-        for (int i = start; i < limit; i++) {
-            byte b = in[i];
-            if (b == '"') {
-                int length = i - start;
-                int slot = (hash ^ (hash >>> 10) ^ length) & (KEYS.length - 1);
-                CachedKey cached = KEYS[slot];
-                pos = i + 1;
-                if (cached != null && Arrays.equals(cached.bytes, 0, cached.bytes.length, in, start, i)) {
-                    return cached.key;
-                }
-                var key = new CachedKey(Arrays.copyOfRange(in, start, i));
-                KEYS[slot] = key;
-                return key.key;
-            }
-            if (b < 0x20 || b == '\\') {
-                break;
-            }
-            hash = 31 * hash + b;
+        int stop = scanPlain(start);
+        int length = stop - start;
+        if (stop >= end || in[stop] != '"' || length > MAX_CACHED_KEY) {
+            return string();
         }
-        return string();
+        pos = stop + 1;
+        int hash = length;
+        if (length >= 8) {
+            long mixed = ((long) LONGS.get(in, start) ^ (long) LONGS.get(in, stop - 8) * 31) * 0x9E3779B97F4A7C15L;
+            hash ^= (int) (mixed >>> 32);
+        } else {
+            for (int i = start; i < stop; i++) {
+                hash = 31 * hash + in[i];
+            }
+        }
+        int slot = (hash ^ (hash >>> 12)) & (KEYS.length - 1);
+        CachedKey cached = KEYS[slot];
+        if (cached != null && Arrays.equals(cached.bytes, 0, cached.bytes.length, in, start, stop)) {
+            return cached.key;
+        }
+        var key = new CachedKey(Arrays.copyOfRange(in, start, stop));
+        KEYS[slot] = key;
+        return key.key;
     }
 
     /** An ASCII key and its bytes, compared with a vectorised {@link Arrays#equals}. */
@@ -316,11 +290,58 @@ final class TreeParser {
         }
     }
 
+    /**
+     * The first index from {@code i} on that holds a quote, a backslash, a control character or a non-ASCII byte
+     * ({@code end} if none), eight bytes at a time: most of a Kubernetes object is plain ASCII inside strings.
+     * The classic has-zero-byte tricks flag the first matching byte exactly; later flags may be false, and are
+     * ignored.
+     */
+    private int scanPlain(int i) {
+        byte[] in = this.in;
+        while (i + 8 <= end) {
+            long w = (long) LONGS.get(in, i);
+            long quote = w ^ 0x2222222222222222L;
+            long backslash = w ^ 0x5c5c5c5c5c5c5c5cL;
+            long special = ((quote - 0x0101010101010101L) & ~quote)
+                    | ((backslash - 0x0101010101010101L) & ~backslash)
+                    | ((w - 0x2020202020202020L) & ~w)
+                    | w;
+            special &= 0x8080808080808080L;
+            if (special != 0) {
+                return i + (Long.numberOfTrailingZeros(special) >>> 3);
+            }
+            i += 8;
+        }
+        while (i < end) {
+            byte b = in[i];
+            if (b == '"' || b == '\\' || b < 0x20) {
+                return i;
+            }
+            i++;
+        }
+        return end;
+    }
+
+    private JsonValue stringValue() {
+        int start = pos + 1;
+        int stop = scanPlain(start);
+        if (stop < end && in[stop] == '"') {
+            pos = stop + 1;
+            return new AsciiString(in, start, stop - start);
+        }
+        return PROVIDER.createValue(string());
+    }
+
     private String string() {
         byte[] in = this.in;
         int start = pos + 1;
+        int i = scanPlain(start);
+        if (i < end && in[i] == '"') {
+            pos = i + 1;
+            return new String(in, start, i - start, StandardCharsets.ISO_8859_1);
+        }
         int negative = 0;
-        for (int i = start; i < end; i++) {
+        for (; i < end; i++) {
             byte b = in[i];
             if (b == '"') {
                 pos = i + 1;

@@ -11,7 +11,6 @@ import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import java.util.logging.StreamHandler;
 
 /**
  * One log line per event, as JSON or as text, for Remold's own logs and for everything that logs through
@@ -26,13 +25,8 @@ final class Logs {
     static void configure(ServerConfig.LogFormat format, OutputStream out) {
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
-        Handler handler = new StreamHandler(out, format == ServerConfig.LogFormat.json ? new JsonLines() : new TextLines()) {
-            @Override
-            public synchronized void publish(LogRecord record) {
-                super.publish(record);
-                flush();
-            }
-        };
+        Handler handler = new BatchingHandler(out,
+                format == ServerConfig.LogFormat.json ? new JsonLines() : new TextLines());
         handler.setLevel(Level.INFO);
         root.addHandler(handler);
         root.setLevel(Level.INFO);
