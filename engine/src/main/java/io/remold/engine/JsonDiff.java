@@ -1,6 +1,7 @@
 package io.remold.engine;
 
 import io.remold.api.PatchOp;
+import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -149,10 +150,10 @@ final class JsonDiff {
     }
 
     static JsonArray toJson(List<JsonPatcher.Operation> operations) {
-        var b = Json.PROVIDER.createArrayBuilder();
+        var ops = new ArrayList<JsonValue>(operations.size());
         for (JsonPatcher.Operation op : operations) {
-            b.add(op.toJson());
+            ops.add(op.toJson());
         }
-        return b.build();
+        return JsonTree.array(ops);
     }
 }

@@ -20,11 +20,9 @@ final class JsonPatcher {
     /** One concrete operation: a JSON Pointer and, except for remove, a value. */
     record Operation(PatchOp op, String path, JsonValue value) {
         JsonObject toJson() {
-            var b = Json.PROVIDER.createObjectBuilder().add("op", op.name()).add("path", path);
-            if (op != PatchOp.remove) {
-                b.add("value", value);
-            }
-            return b.build();
+            JsonObject json = JsonTree.with(JsonTree.with(JsonValue.EMPTY_JSON_OBJECT, "op", Json.PROVIDER.createValue(
+                    op.name())), "path", Json.PROVIDER.createValue(path));
+            return op == PatchOp.remove ? json : JsonTree.with(json, "value", value);
         }
     }
 

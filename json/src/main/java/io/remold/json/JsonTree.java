@@ -66,6 +66,15 @@ public final class JsonTree {
         return new CompactArray(values.toArray(new JsonValue[0]));
     }
 
+    /**
+     * Appends {@code text} as a JSON string, escaped as Parsson escapes it (quote, backslash, control characters),
+     * and returns {@code out}.
+     */
+    public static StringBuilder quote(String text, StringBuilder out) {
+        JsonText.quote(text, out);
+        return out;
+    }
+
     private static CompactObject compact(JsonObject object) {
         return object instanceof DeferredObject deferred ? deferred.tree() : CompactObject.copyOf(object);
     }

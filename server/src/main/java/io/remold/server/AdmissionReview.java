@@ -1,14 +1,13 @@
 package io.remold.server;
 
 import io.remold.api.AdmissionOperation;
+import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
-import jakarta.json.stream.JsonGenerator;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -110,36 +109,37 @@ record AdmissionReview(String uid, String group, String kind, String resource, S
             return new Response(uid, null, List.of(), Map.of(), null);
         }
 
+        /** The AdmissionReview answer, written straight into one buffer: it is on every request's path. */
         byte[] toJson() {
-            var out = new ByteArrayOutputStream(256);
-            try (JsonGenerator g = JSON.createGenerator(out)) {
-                g.writeStartObject()
-                        .write("apiVersion", API_VERSION)
-                        .write("kind", "AdmissionReview")
-                        .writeStartObject("response")
-                        .write("uid", uid)
-                        .write("allowed", denial == null);
-                if (patch != null && !patch.isEmpty()) {
-                    g.write("patchType", "JSONPatch").write("patch", Base64.getEncoder()
-                            .encodeToString(patch.toString().getBytes(StandardCharsets.UTF_8)));
-                }
-                if (denial != null) {
-                    g.writeStartObject("status").write("code", denial.code()).write("message", denial.message())
-                            .writeEnd();
-                }
-                if (!warnings.isEmpty()) {
-                    g.writeStartArray("warnings");
-                    warnings.forEach(g::write);
-                    g.writeEnd();
-                }
-                if (!auditAnnotations.isEmpty()) {
-                    g.writeStartObject("auditAnnotations");
-                    auditAnnotations.forEach(g::write);
-                    g.writeEnd();
-                }
-                g.writeEnd().writeEnd();
+            var json = new StringBuilder(256).append("{\"apiVersion\":\"").append(API_VERSION)
+                    .append("\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":");
+            JsonTree.quote(uid, json).append(",\"allowed\":").append(denial == null);
+            if (patch != null && !patch.isEmpty()) {
+                json.append(",\"patchType\":\"JSONPatch\",\"patch\":\"").append(Base64.getEncoder()
+                        .encodeToString(patch.toString().getBytes(StandardCharsets.UTF_8))).append('"');
             }
-            return out.toByteArray();
+            if (denial != null) {
+                json.append(",\"status\":{\"code\":").append(denial.code()).append(",\"message\":");
+                JsonTree.quote(denial.message(), json).append('}');
+            }
+            if (!warnings.isEmpty()) {
+                json.append(",\"warnings\":[");
+                for (int i = 0; i < warnings.size(); i++) {
+                    JsonTree.quote(warnings.get(i), i == 0 ? json : json.append(','));
+                }
+                json.append(']');
+            }
+            if (!auditAnnotations.isEmpty()) {
+                json.append(",\"auditAnnotations\":{");
+                boolean first = true;
+                for (Map.Entry<String, String> e : auditAnnotations.entrySet()) {
+                    JsonTree.quote(e.getKey(), first ? json : json.append(',')).append(':');
+                    JsonTree.quote(e.getValue(), json);
+                    first = false;
+                }
+                json.append('}');
+            }
+            return json.append("}}").toString().getBytes(StandardCharsets.UTF_8);
         }
     }
 }

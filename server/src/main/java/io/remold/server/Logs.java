@@ -1,5 +1,7 @@
 package io.remold.server;
 
+import io.remold.json.JsonTree;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.OutputStream;
@@ -60,8 +62,6 @@ final class Logs {
      * as strings), control characters escaped.
      */
     static final class JsonLines extends Formatter {
-        private static final char[] HEX = "0123456789abcdef".toCharArray();
-
         @Override
         public String format(LogRecord record) {
             Map<?, ?> fields = fields(record);
@@ -105,29 +105,8 @@ final class Logs {
             return string(line, name).append(':');
         }
 
-        /** Appends {@code text} as a JSON string, escaped as JsonGenerator escapes it; plain runs are copied whole. */
         private static StringBuilder string(StringBuilder line, String text) {
-            line.append('"');
-            int plain = 0;
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (c >= 0x20 && c != '"' && c != '\\') {
-                    continue;
-                }
-                line.append(text, plain, i).append('\\');
-                switch (c) {
-                    case '"', '\\' -> line.append(c);
-                    case '\b' -> line.append('b');
-                    case '\f' -> line.append('f');
-                    case '\n' -> line.append('n');
-                    case '\r' -> line.append('r');
-                    case '\t' -> line.append('t');
-                    default -> line.append("u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
-                }
-                plain = i + 1;
-            }
-            line.append(text, plain, text.length());
-            return line.append('"');
+            return JsonTree.quote(text, line);
         }
     }
 
