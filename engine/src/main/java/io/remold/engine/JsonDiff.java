@@ -8,7 +8,6 @@ import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * RFC 6902 patch from one document to another, producing the operations KubeMod's admission responses contain
@@ -59,24 +58,17 @@ final class JsonDiff {
     }
 
     private static void objects(JsonObject a, JsonObject b, String path, List<JsonPatcher.Operation> out) {
-        for (Map.Entry<String, JsonValue> e : b.entrySet()) {
-            JsonValue old = a.get(e.getKey());
-            if (old == e.getValue()) {
-                // The patcher copies only the path it changes: shared subtrees need no path and no walk.
-                continue;
-            }
-            String p = path + "/" + JsonPatcher.escape(e.getKey());
-            if (old == null) {
-                out.add(new JsonPatcher.Operation(PatchOp.add, p, e.getValue()));
+        // The patcher copies only the path it changes: shared subtrees are skipped without a walk.
+        JsonTree.changedMembers(a, b, (key, before, after) -> {
+            String p = path + "/" + JsonPatcher.escape(key);
+            if (before == null) {
+                out.add(new JsonPatcher.Operation(PatchOp.add, p, after));
+            } else if (after == null) {
+                out.add(new JsonPatcher.Operation(PatchOp.remove, p, null));
             } else {
-                values(old, e.getValue(), p, out);
+                values(before, after, p, out);
             }
-        }
-        for (String key : a.keySet()) {
-            if (!b.containsKey(key)) {
-                out.add(new JsonPatcher.Operation(PatchOp.remove, path + "/" + JsonPatcher.escape(key), null));
-            }
-        }
+        });
     }
 
     private static void arrays(JsonArray a, JsonArray b, String path, List<JsonPatcher.Operation> out) {

@@ -171,6 +171,11 @@ final class CompactObject extends AbstractMap<String, JsonValue> implements Json
         return new CompactObject(k, v);
     }
 
+    /** True when both hold the same keys in the same order because one was edited from the other in place. */
+    boolean sharesKeys(CompactObject other) {
+        return keys == other.keys;
+    }
+
     String keyAt(int i) {
         return keys[i];
     }

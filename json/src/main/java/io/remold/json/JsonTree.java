@@ -66,6 +66,52 @@ public final class JsonTree {
         return new CompactArray(values.toArray(new JsonValue[0]));
     }
 
+    /** What {@link #changedMembers} reports: a key whose value differs, with the old value or the new one null. */
+    @FunctionalInterface
+    public interface MemberChange {
+        void changed(String key, JsonValue before, JsonValue after);
+    }
+
+    /**
+     * Reports the members that differ between two objects, by identity: first every key of {@code after} whose
+     * value is not the very same object in {@code before} (in {@code after}'s order; {@code before} null for a new
+     * key), then every key of {@code before} that {@code after} lacks ({@code after} null). Edits made with this
+     * class share what they did not touch, so two versions of a tree differ by identity only along the paths that
+     * changed; a version edited only in place shares the key array too and is compared without one lookup.
+     */
+    public static void changedMembers(JsonObject before, JsonObject after, MemberChange change) {
+        JsonObject a = before instanceof DeferredObject d ? d.tree() : before;
+        JsonObject b = after instanceof DeferredObject d ? d.tree() : after;
+        if (a instanceof CompactObject x && b instanceof CompactObject y && x.sharesKeys(y)) {
+            for (int i = 0; i < y.size(); i++) {
+                if (x.valueAt(i) != y.valueAt(i)) {
+                    change.changed(y.keyAt(i), x.valueAt(i), y.valueAt(i));
+                }
+            }
+            return;
+        }
+        if (b instanceof CompactObject y) {
+            for (int i = 0; i < y.size(); i++) {
+                JsonValue old = a.get(y.keyAt(i));
+                if (old != y.valueAt(i)) {
+                    change.changed(y.keyAt(i), old, y.valueAt(i));
+                }
+            }
+        } else {
+            b.forEach((key, value) -> {
+                JsonValue old = a.get(key);
+                if (old != value) {
+                    change.changed(key, old, value);
+                }
+            });
+        }
+        for (String key : a.keySet()) {
+            if (!b.containsKey(key)) {
+                change.changed(key, a.get(key), null);
+            }
+        }
+    }
+
     /**
      * Appends {@code text} as a JSON string, escaped as Parsson escapes it (quote, backslash, control characters),
      * and returns {@code out}.

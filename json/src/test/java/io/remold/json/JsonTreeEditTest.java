@@ -77,6 +77,27 @@ class JsonTreeEditTest {
     }
 
     @Test
+    void changedMembersReportsChangesInOrderThenRemovals() {
+        for (JsonObject o : both()) {
+            JsonObject edited = JsonTree.without(JsonTree.with(JsonTree.with(o, "b", JsonValue.NULL), "e",
+                    JsonValue.TRUE), "a");
+            assertThat(changes(o, edited), equalTo(List.of("b: {\"c\":2} -> null", "e: null -> true",
+                    "a: 1 -> null")));
+            assertThat(changes(o, JsonTree.with(o, "d", JsonValue.FALSE)), equalTo(List.of("d: [1,2,3] -> false")));
+            assertThat(changes(o, o), equalTo(List.of()));
+        }
+        List<JsonObject> both = both();
+        assertThat("equal but not identical values count as changed", changes(both.get(1), both.get(0)),
+                equalTo(List.of("a: 1 -> 1", "b: {\"c\":2} -> {\"c\":2}", "d: [1,2,3] -> [1,2,3]")));
+    }
+
+    private static List<String> changes(JsonObject before, JsonObject after) {
+        var out = new java.util.ArrayList<String>();
+        JsonTree.changedMembers(before, after, (key, a, b) -> out.add(key + ": " + a + " -> " + b));
+        return out;
+    }
+
+    @Test
     void arraysFromLists() {
         JsonArray a = JsonTree.array(List.of(JsonValue.TRUE, PARSSON.createValue("x")));
         assertThat(a.toString(), equalTo("[true,\"x\"]"));
