@@ -31,6 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code update}: the same review as an UPDATE whose {@code oldObject} is the Deployment again (12 KB);
  *       {@code tree} defers {@code oldObject} the way the server does.</li>
  * </ul>
+ * {@code skipOnly} is the floor: the same body checked for syntax and built not at all (the whole review is
+ * deferred the way {@code oldObject} is).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
