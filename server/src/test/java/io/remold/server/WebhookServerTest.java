@@ -108,6 +108,9 @@ class WebhookServerTest {
                 Arguments.of("text/plain", ok, 415, "Content-Type must be application/json"),
                 Arguments.of("application/json", "{\"apiVersion\":", 400, "malformed JSON: unexpected end of input, expected a value at line 1, column 15"),
                 Arguments.of("application/json", "[1,2]", 400, "not a JSON object"),
+                // oldObject is built only when read, but its syntax is checked with the rest of the body.
+                Arguments.of("application/json", review("b1", "UPDATE", ",\"oldObject\":{\"metadata\":{\"name\":}}"),
+                        400, "malformed JSON: unexpected character '}', expected a value at line 4, column"),
                 Arguments.of("application/json", ok.replace("admission.k8s.io/v1", "admission.k8s.io/v1beta1"),
                         400, "unsupported AdmissionReview version \\\"admission.k8s.io/v1beta1\\\""),
                 Arguments.of("application/json", "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
