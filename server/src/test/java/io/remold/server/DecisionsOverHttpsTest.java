@@ -76,6 +76,17 @@ class DecisionsOverHttpsTest {
               - op: add
                 path: /metadata/labels/zone
                 value: '{{Target.syntheticRefs.node.metadata.labels.zone}}'
+            ---
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata: {name: keep-protected, namespace: team-a}
+            spec:
+              type: Reject
+              admissionOperations: [DELETE]
+              match:
+              - select: '$.metadata.labels.protected'
+                matchValue: 'true'
+              rejectMessage: 'pod {{Target.metadata.name}} is protected'
             """;
 
     /** A cluster with one labelled namespace, one labelled node, and an ignored namespace. */
@@ -206,6 +217,23 @@ class DecisionsOverHttpsTest {
                 .getBoolean("allowed"), is(true));
     }
 
+    /** A DELETE carries the object as oldObject, which the server parses only when a rule reads it. */
+    @Test
+    void deleteIsDecidedOnTheOldObject() {
+        String delete = """
+                {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"%s",
+                 "kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},
+                 "namespace":"team-a","name":"web","operation":"DELETE","object":null,"oldObject":%s}}
+                """;
+        String protectedPod = pod("nginx:1.27", null).replace("\"app\":\"web\"", "\"app\":\"web\",\"protected\":\"true\"");
+        JsonObject refused = call("/validate", delete.formatted("x1", protectedPod));
+        assertThat(refused.getBoolean("allowed"), is(false));
+        assertThat(refused.getJsonObject("status").getString("message"), containsString("pod web is protected"));
+        assertThat(refused.getJsonObject("auditAnnotations").getString("rejected-by"), is("team-a/keep-protected"));
+        assertThat(call("/validate", delete.formatted("x2", pod("nginx:1.27", null))).getBoolean("allowed"),
+                is(true));
+    }
+
     @Test
     void dryRunIsDecidedLikeAnyRequest() {
         assertThat(patch(call("/mutate", review("d1", "team-a", pod("nginx:1.27", null), true))).size(), is(2));
@@ -267,7 +295,7 @@ class DecisionsOverHttpsTest {
                 "remold_rule_rejections_total{rule=\"team-a/no-latest\"}", "1",
                 "remold_requests_total{endpoint=\"/mutate\",outcome=\"patched\"}", "1",
                 "remold_requests_total{endpoint=\"/validate\",outcome=\"rejected\"}", "1",
-                "remold_rules", "4").entrySet()) {
+                "remold_rules", "5").entrySet()) {
             assertThat(text, containsString("\n" + line.getKey() + " " + line.getValue() + "\n"));
         }
     }
