@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * An immutable JSON object in two parallel arrays, keys in document order. Small objects (most of a Kubernetes
@@ -202,6 +203,14 @@ final class CompactObject extends ObjectView {
     @Override
     public boolean isEmpty() {
         return keys.length == 0;
+    }
+
+    /** Without the entry objects of {@link #entrySet()}: walks the two arrays. */
+    @Override
+    public void forEach(BiConsumer<? super String, ? super JsonValue> action) {
+        for (int i = 0; i < keys.length; i++) {
+            action.accept(keys[i], values[i]);
+        }
     }
 
     @Override

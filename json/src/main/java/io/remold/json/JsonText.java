@@ -22,18 +22,6 @@ final class JsonText {
 
     private static void write(JsonValue value, StringBuilder sb) {
         switch (value) {
-            case CompactObject object -> {
-                sb.append('{');
-                for (int i = 0; i < object.size(); i++) {
-                    if (i > 0) {
-                        sb.append(',');
-                    }
-                    quote(object.keyAt(i), sb);
-                    sb.append(':');
-                    write(object.valueAt(i), sb);
-                }
-                sb.append('}');
-            }
             case JsonObject object -> {
                 sb.append('{');
                 boolean first = true;

@@ -80,8 +80,8 @@ public final class JsonTree {
      * changed; a version edited only in place shares the key array too and is compared without one lookup.
      */
     public static void changedMembers(JsonObject before, JsonObject after, MemberChange change) {
-        JsonObject a = before instanceof DeferredObject d ? d.tree() : before;
-        JsonObject b = after instanceof DeferredObject d ? d.tree() : after;
+        JsonObject a = unwrap(before);
+        JsonObject b = unwrap(after);
         if (a instanceof CompactObject x && b instanceof CompactObject y && x.sharesKeys(y)) {
             for (int i = 0; i < y.size(); i++) {
                 if (x.valueAt(i) != y.valueAt(i)) {
@@ -90,21 +90,12 @@ public final class JsonTree {
             }
             return;
         }
-        if (b instanceof CompactObject y) {
-            for (int i = 0; i < y.size(); i++) {
-                JsonValue old = a.get(y.keyAt(i));
-                if (old != y.valueAt(i)) {
-                    change.changed(y.keyAt(i), old, y.valueAt(i));
-                }
+        b.forEach((key, value) -> {
+            JsonValue old = a.get(key);
+            if (old != value) {
+                change.changed(key, old, value);
             }
-        } else {
-            b.forEach((key, value) -> {
-                JsonValue old = a.get(key);
-                if (old != value) {
-                    change.changed(key, old, value);
-                }
-            });
-        }
+        });
         for (String key : a.keySet()) {
             if (!b.containsKey(key)) {
                 change.changed(key, a.get(key), null);
@@ -122,7 +113,12 @@ public final class JsonTree {
     }
 
     private static CompactObject compact(JsonObject object) {
-        return object instanceof DeferredObject deferred ? deferred.tree() : CompactObject.copyOf(object);
+        return CompactObject.copyOf(unwrap(object));
+    }
+
+    /** A deferred object's tree (built now if it was not yet); any other object as it is. */
+    private static JsonObject unwrap(JsonObject object) {
+        return object instanceof DeferredObject deferred ? deferred.tree() : object;
     }
 
     private static int checkIndex(int position, int size) {

@@ -8,7 +8,7 @@ import jakarta.json.JsonValue;
 
 import java.util.AbstractMap;
 
-/** The typed getters of {@link JsonObject}, all in terms of {@link #get}: shared by the compact and deferred objects. */
+/** The typed getters of {@link JsonObject}, all in terms of {@link #get}: shared by compact and deferred objects. */
 abstract sealed class ObjectView extends AbstractMap<String, JsonValue> implements JsonObject
         permits CompactObject, DeferredObject {
 

@@ -16,9 +16,9 @@ import java.util.Set;
 /**
  * A one-pass recursive-descent parser from UTF-8 bytes straight into compact immutable containers, with no token
  * stream and no per-object hash map. Keys and values of open containers wait on two stacks and are copied into
- * exact-size arrays when their container closes (the stacks are not cleared: the parser lives for one parse). Numbers and non-ASCII strings are Parsson's own values; ASCII strings are
- * slices of the input decoded when first read. Equality, hashing and text are the same as for a tree Parsson
- * read. One instance per parse.
+ * exact-size arrays when their container closes (the stacks are not cleared: the parser lives for one parse).
+ * Numbers and non-ASCII strings are Parsson's own values; ASCII strings are slices of the input decoded when first
+ * read. Equality, hashing and text are the same as for a tree Parsson read. One instance per parse.
  */
 final class TreeParser {
     static final int MAX_DEPTH = 1000;
@@ -99,36 +99,21 @@ final class TreeParser {
             depth--;
             return new CompactObject(new String[0], new JsonValue[0]);
         }
-        while (true) {
-            if (peek() != '"') {
-                throw error("unexpected " + describe(peek()) + ", expected a quoted key");
-            }
+        do {
+            expectKey();
             String key = key();
-            skipWhitespace();
-            expect(':');
-            skipWhitespace();
+            colon();
             JsonValue value = depth == 2 && deferredMembers.contains(key) ? deferred() : value();
             pushKey(key);
             pushValue(value);
             skipWhitespace();
-            byte b = peek();
-            pos++;
-            if (b == '}') {
-                break;
-            }
-            if (b != ',') {
-                pos--;
-                throw error("unexpected " + describe(b) + ", expected , or }");
-            }
-            skipWhitespace();
-        }
+        } while (separator('}'));
         depth--;
         String[] keys = Arrays.copyOfRange(keyStack, keyBase, keyTop);
         JsonValue[] values = Arrays.copyOfRange(valueStack, valueBase, valueTop);
         keyTop = keyBase;
         valueTop = valueBase;
-        int count = keys.length;
-        return count > 1 ? CompactObject.distinct(keys, values) : new CompactObject(keys, values);
+        return keys.length > 1 ? CompactObject.distinct(keys, values) : new CompactObject(keys, values);
     }
 
     private JsonValue array() {
@@ -141,20 +126,10 @@ final class TreeParser {
             depth--;
             return new CompactArray(new JsonValue[0]);
         }
-        while (true) {
+        do {
             pushValue(value());
             skipWhitespace();
-            byte b = peek();
-            pos++;
-            if (b == ']') {
-                break;
-            }
-            if (b != ',') {
-                pos--;
-                throw error("unexpected " + describe(b) + ", expected , or ]");
-            }
-            skipWhitespace();
-        }
+        } while (separator(']'));
         depth--;
         JsonValue[] values = Arrays.copyOfRange(valueStack, base, valueTop);
         valueTop = base;
@@ -164,9 +139,7 @@ final class TreeParser {
     /** Checks the value's syntax without building it; it is parsed again, from its own bytes, when first read. */
     private JsonValue deferred() {
         int start = pos;
-        int savedDepth = depth;
         skipValue();
-        depth = savedDepth;
         if (in[start] != '{') {
             return parse(in, start, pos - start, Set.of());
         }
@@ -183,20 +156,13 @@ final class TreeParser {
                 if (peek() == '}') {
                     pos++;
                 } else {
-                    while (true) {
-                        if (peek() != '"') {
-                            throw error("unexpected " + describe(peek()) + ", expected a quoted key");
-                        }
+                    do {
+                        expectKey();
                         skipString();
-                        skipWhitespace();
-                        expect(':');
-                        skipWhitespace();
+                        colon();
                         skipValue();
                         skipWhitespace();
-                        if (!separator('}')) {
-                            break;
-                        }
-                    }
+                    } while (separator('}'));
                 }
                 depth--;
             }
@@ -217,6 +183,19 @@ final class TreeParser {
             case '"' -> skipString();
             default -> value();
         }
+    }
+
+    private void expectKey() {
+        if (peek() != '"') {
+            throw error("unexpected " + describe(peek()) + ", expected a quoted key");
+        }
+    }
+
+    /** The colon between a key and its value, with the whitespace around it. */
+    private void colon() {
+        skipWhitespace();
+        expect(':');
+        skipWhitespace();
     }
 
     /** After a member or element: true on a comma (and skips the whitespace after it), false on the closer. */
@@ -261,7 +240,7 @@ final class TreeParser {
         int stop = scanPlain(start);
         int length = stop - start;
         if (stop >= end || in[stop] != '"' || length > MAX_CACHED_KEY) {
-            return string();
+            return string(start, stop);
         }
         pos = stop + 1;
         int hash = length;
@@ -329,13 +308,11 @@ final class TreeParser {
             pos = stop + 1;
             return new AsciiString(in, start, stop - start);
         }
-        return PROVIDER.createValue(string());
+        return PROVIDER.createValue(string(start, stop));
     }
 
-    private String string() {
-        byte[] in = this.in;
-        int start = pos + 1;
-        int i = scanPlain(start);
+    /** The string whose text begins at {@code start}, where {@link #scanPlain} stopped at {@code i}. */
+    private String string(int start, int i) {
         if (i < end && in[i] == '"') {
             pos = i + 1;
             return new String(in, start, i - start, StandardCharsets.ISO_8859_1);
