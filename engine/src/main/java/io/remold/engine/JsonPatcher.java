@@ -11,9 +11,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * JSON Patch over immutable jakarta.json values, copied on write as compact trees, with KubeMod's extensions: negative indices count from the end
- * ({@code -1} appends on add), {@code add} creates missing parents (a list when the next step is an index),
- * removing a missing path does nothing, and {@code replace} of a missing path is an error.
+ * JSON Patch over immutable jakarta.json values, copied on write as compact trees ({@code JsonTree}), with
+ * KubeMod's extensions: negative indices count from the end ({@code -1} appends on add), {@code add} creates
+ * missing parents (a list when the next step is an index), removing a missing path does nothing, and
+ * {@code replace} of a missing path is an error.
  */
 final class JsonPatcher {
 

@@ -40,10 +40,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The webhook endpoints. Each request body is parsed once into a compact jakarta.json tree; nothing is logged unless the
- * decision changed or rejected something. An exception while evaluating rules answers 500 with the reason, so
- * that the webhook configuration's {@code failurePolicy} decides (Fail: the API server refuses the request;
- * Ignore: it admits it unchanged).
+ * The webhook endpoints. Each request body is parsed once into a compact jakarta.json tree; nothing is logged
+ * unless the decision changed or rejected something. An exception while evaluating rules answers 500 with the
+ * reason, so that the webhook configuration's {@code failurePolicy} decides (Fail: the API server refuses the
+ * request; Ignore: it admits it unchanged).
  */
 final class AdmissionEndpoints {
     static final List<String> NODE_NAME_ANNOTATIONS = List.of("ref.remold.io/nodename", "ref.kubemod.io/node");

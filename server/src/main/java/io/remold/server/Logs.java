@@ -67,17 +67,17 @@ final class Logs {
             Map<?, ?> fields = fields(record);
             var line = new StringBuilder(256).append('{');
             field(line, "time").append('"').append(Instant.ofEpochMilli(record.getMillis())).append('"');
-            string(field(line, "level"), record.getLevel().getName());
-            string(field(line, "logger"), String.valueOf(record.getLoggerName()));
+            JsonTree.quote(record.getLevel().getName(), field(line, "level"));
+            JsonTree.quote(String.valueOf(record.getLoggerName()), field(line, "logger"));
             String message = fields.isEmpty() ? formatMessage(record) : record.getMessage();
-            string(field(line, "message"), String.valueOf(message));
+            JsonTree.quote(String.valueOf(message), field(line, "message"));
             fields.forEach((k, v) -> {
                 field(line, String.valueOf(k));
                 if (v instanceof Iterable<?> items) {
                     line.append('[');
                     boolean first = true;
                     for (Object item : items) {
-                        string(first ? line : line.append(','), String.valueOf(item));
+                        JsonTree.quote(String.valueOf(item), first ? line : line.append(','));
                         first = false;
                     }
                     line.append(']');
@@ -88,11 +88,11 @@ final class Logs {
                 } else if (v instanceof Boolean b) {
                     line.append(b.booleanValue());
                 } else {
-                    string(line, String.valueOf(v));
+                    JsonTree.quote(String.valueOf(v), line);
                 }
             });
             if (record.getThrown() != null) {
-                string(field(line, "error"), stackTrace(record.getThrown()));
+                JsonTree.quote(stackTrace(record.getThrown()), field(line, "error"));
             }
             return line.append("}\n").toString();
         }
@@ -102,11 +102,7 @@ final class Logs {
             if (line.length() > 1) {
                 line.append(',');
             }
-            return string(line, name).append(':');
-        }
-
-        private static StringBuilder string(StringBuilder line, String text) {
-            return JsonTree.quote(text, line);
+            return JsonTree.quote(name, line).append(':');
         }
     }
 

@@ -37,7 +37,8 @@ class AdmissionResponseTest {
         assertThat(response.getBoolean("allowed"), equalTo(true));
         assertThat(response.getString("patchType"), equalTo("JSONPatch"));
         assertThat(new String(java.util.Base64.getDecoder().decode(response.getString("patch")),
-                StandardCharsets.UTF_8), equalTo("[{\"op\":\"add\",\"path\":\"/metadata/labels/a\",\"value\":\"é\\\"\"}]"));
+                StandardCharsets.UTF_8),
+                equalTo("[{\"op\":\"add\",\"path\":\"/metadata/labels/a\",\"value\":\"é\\\"\"}]"));
         assertThat(response.getJsonArray("warnings").getValuesAs(jakarta.json.JsonString::getString),
                 equalTo(List.of("first \"quoted\"", "second\ttab")));
         assertThat(response.getJsonObject("auditAnnotations").toString(),

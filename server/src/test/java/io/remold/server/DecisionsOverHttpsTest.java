@@ -225,7 +225,8 @@ class DecisionsOverHttpsTest {
                  "kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},
                  "namespace":"team-a","name":"web","operation":"DELETE","object":null,"oldObject":%s}}
                 """;
-        String protectedPod = pod("nginx:1.27", null).replace("\"app\":\"web\"", "\"app\":\"web\",\"protected\":\"true\"");
+        String protectedPod = pod("nginx:1.27", null)
+                .replace("\"app\":\"web\"", "\"app\":\"web\",\"protected\":\"true\"");
         JsonObject refused = call("/validate", delete.formatted("x1", protectedPod));
         assertThat(refused.getBoolean("allowed"), is(false));
         assertThat(refused.getJsonObject("status").getString("message"), containsString("pod web is protected"));

@@ -106,7 +106,8 @@ class WebhookServerTest {
         String ok = review("b1", "CREATE", "");
         return Stream.of(
                 Arguments.of("text/plain", ok, 415, "Content-Type must be application/json"),
-                Arguments.of("application/json", "{\"apiVersion\":", 400, "malformed JSON: unexpected end of input, expected a value at line 1, column 15"),
+                Arguments.of("application/json", "{\"apiVersion\":", 400,
+                        "malformed JSON: unexpected end of input, expected a value at line 1, column 15"),
                 Arguments.of("application/json", "[1,2]", 400, "not a JSON object"),
                 // oldObject is built only when read, but its syntax is checked with the rest of the body.
                 Arguments.of("application/json", review("b1", "UPDATE", ",\"oldObject\":{\"metadata\":{\"name\":}}"),
