@@ -24,8 +24,12 @@ final class TreeParser {
     static final int MAX_DEPTH = 1000;
     private static final JsonProvider PROVIDER = JsonProvider.provider();
     private static final JsonValue[] SMALL_INTS = new JsonValue[256];
-    /** Object keys repeat across requests ("name", "image", "containerPort"...): one shared racy cache. */
-    private static final CachedKey[] KEYS = new CachedKey[4096];
+    /**
+     * Object keys repeat across requests ("name", "image", "containerPort"...): two shared racy caches, one for keys
+     * of up to 16 bytes (most of them), compared as two words, one for longer keys. 4096 slots each.
+     */
+    private static final ShortKey[] SHORT_KEYS = new ShortKey[4096];
+    private static final CachedKey[] LONG_KEYS = new CachedKey[4096];
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_CACHED_KEY = 32;
 
@@ -243,26 +247,52 @@ final class TreeParser {
             return string(start, stop);
         }
         pos = stop + 1;
-        int hash = length;
-        if (length >= 8) {
-            long mixed = ((long) LONGS.get(in, start) ^ (long) LONGS.get(in, stop - 8) * 31) * 0x9E3779B97F4A7C15L;
-            hash ^= (int) (mixed >>> 32);
-        } else {
-            for (int i = start; i < stop; i++) {
-                hash = 31 * hash + in[i];
-            }
+        if (length <= 16) {
+            // The two words are read whole: a key in the input's last 16 bytes is not cached.
+            return start + 16 <= in.length ? shortKey(start, length)
+                    : new String(in, start, length, StandardCharsets.ISO_8859_1);
         }
-        int slot = (hash ^ (hash >>> 12)) & (KEYS.length - 1);
-        CachedKey cached = KEYS[slot];
+        int hash = length;
+        long mixed = ((long) LONGS.get(in, start) ^ (long) LONGS.get(in, stop - 8) * 31) * 0x9E3779B97F4A7C15L;
+        hash ^= (int) (mixed >>> 32);
+        int slot = (hash ^ (hash >>> 12)) & (LONG_KEYS.length - 1);
+        CachedKey cached = LONG_KEYS[slot];
         if (cached != null && Arrays.equals(cached.bytes, 0, cached.bytes.length, in, start, stop)) {
             return cached.key;
         }
         var key = new CachedKey(Arrays.copyOfRange(in, start, stop));
-        KEYS[slot] = key;
+        LONG_KEYS[slot] = key;
         return key.key;
     }
 
-    /** An ASCII key and its bytes, compared with a vectorised {@link Arrays#equals}. */
+    /**
+     * A key of at most 16 bytes is its own two words, zero past its end (ASCII has no zero byte, so the words imply
+     * the length): a cached key is found with two compares in one small immutable entry, which racy readers see
+     * whole.
+     */
+    private String shortKey(int start, int length) {
+        long lo = (long) LONGS.get(in, start);
+        long hi = (long) LONGS.get(in, start + 8);
+        if (length <= 8) {
+            lo &= length == 8 ? -1L : (1L << (length << 3)) - 1;
+            hi = 0;
+        } else {
+            hi &= length == 16 ? -1L : (1L << ((length - 8) << 3)) - 1;
+        }
+        int slot = (int) (((lo ^ hi * 31) * 0x9E3779B97F4A7C15L) >>> 52);
+        ShortKey cached = SHORT_KEYS[slot];
+        if (cached != null && cached.lo == lo && cached.hi == hi) {
+            return cached.key;
+        }
+        var key = new ShortKey(lo, hi, new String(in, start, length, StandardCharsets.ISO_8859_1));
+        SHORT_KEYS[slot] = key;
+        return key.key;
+    }
+
+    private record ShortKey(long lo, long hi, String key) {
+    }
+
+    /** A key longer than 16 bytes and its bytes, compared with a vectorised {@link Arrays#equals}. */
     private record CachedKey(byte[] bytes, String key) {
         CachedKey(byte[] bytes) {
             this(bytes, new String(bytes, StandardCharsets.ISO_8859_1));
