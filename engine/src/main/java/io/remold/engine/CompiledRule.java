@@ -20,6 +20,7 @@ import io.remold.templating.Templates;
 import io.remold.templating.TextTemplate;
 import io.remold.templating.ValueTemplate;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
@@ -66,17 +67,28 @@ final class CompiledRule {
 
         /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
         String failure(JsonValue object, boolean explain) {
-            List<Selection> results;
-            try {
-                results = select.select(object);
-            } catch (RuntimeException e) {
-                // KubeMod: a query that fails (index out of range, type error) selects nothing.
-                return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
+            JsonValue single;
+            List<Selection> results = null;
+            if (simplePath != null) {
+                // Most items select a plain path ($.kind, $.metadata.labels.app): walk it, with no evaluator.
+                single = object;
+                for (int i = 0; i < simplePath.size() && single != null; i++) {
+                    single = single instanceof JsonObject o ? o.get(simplePath.get(i)) : null;
+                }
+            } else {
+                try {
+                    results = select.select(object);
+                } catch (RuntimeException e) {
+                    // KubeMod: a query that fails (index out of range, type error) selects nothing.
+                    return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
+                }
+                single = results.size() == 1 && results.getFirst().captures().isEmpty()
+                        ? results.getFirst().value() : null;
             }
-            List<JsonValue> found = new ArrayList<>(results.size());
-            if (results.size() == 1 && results.getFirst().captures().isEmpty()) {
+            List<JsonValue> found = new ArrayList<>(results == null ? 1 : results.size());
+            if (single != null) {
                 // A singular query (no wildcard, filter or descent) gives its value as it is, like KubeMod's.
-                JsonValue v = results.getFirst().value();
+                JsonValue v = single;
                 if (v == JsonValue.TRUE || v == JsonValue.FALSE) {
                     boolean holds = (v == JsonValue.TRUE) != negate;
                     return holds ? null : explain ? "select yielded " + v + (negate ? " (negated)" : "") : "false";
@@ -88,7 +100,7 @@ final class CompiledRule {
                 } else {
                     found.add(v);
                 }
-            } else {
+            } else if (results != null) {
                 for (Selection s : results) {
                     found.add(s.value());
                 }

@@ -40,9 +40,15 @@ public final class JsonPath {
         Objects.requireNonNull(document, "document");
         Evaluator evaluator = new Evaluator(expression, document);
         if (tree instanceof Path path) {
-            return evaluator.select(path, document).stream()
-                    .map(node -> new Selection(node.value(), node.path().toList(), node.captures().toList()))
-                    .toList();
+            // A loop, not a stream: every match item of every candidate rule selects, and the pipeline cost more
+            // than the selection of a plain path.
+            List<Evaluator.Node> nodes = evaluator.select(path, document);
+            var selections = new Selection[nodes.size()];
+            for (int i = 0; i < selections.length; i++) {
+                Evaluator.Node node = nodes.get(i);
+                selections[i] = new Selection(node.value(), node.path().toList(), node.captures().toList());
+            }
+            return List.of(selections);
         }
         JsonValue value = evaluator.eval(tree, document);
         return value == null ? List.of() : List.of(new Selection(value, List.of(), List.of()));
