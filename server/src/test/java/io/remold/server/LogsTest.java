@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.StringReader;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,17 @@ class LogsTest {
             record.setParameters(new Object[]{fields});
         }
         return new Logs.JsonLines().format(record);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {0L, 1L, 10L, 100L, 999L, 1_000L, 1_763_899_200_123L, 1_763_899_200_600L,
+        1_763_899_259_999L, -1L, -1_000L, -86_400_001L, 253_402_300_799_999L})
+    void timestampsAreWhatInstantPrints(long epochMillis) {
+        // Twice: the second call reuses the cached second.
+        for (int i = 0; i < 2; i++) {
+            assertThat(Logs.Timestamps.append(new StringBuilder(), epochMillis).toString(),
+                is(Instant.ofEpochMilli(epochMillis).toString()));
+        }
     }
 
     @Test
