@@ -5,6 +5,8 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http2.Http2Config;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 
@@ -20,6 +22,14 @@ import java.util.logging.Logger;
 final class WebhookServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WebhookServer.class.getName());
     private static final byte[] OK = "ok\n".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * Requests in flight at once; more are answered 503 at once, and the API server applies the webhook's failure
+     * policy. Without a bound an open-loop HTTP/2 client faster than the server made Helidon start a virtual thread
+     * per stream until the 128 MB heap ran out (8,000 streams on 16 connections).
+     */
+    private static final int MAX_CONCURRENT_REQUESTS = 256;
+    /** Go's HTTP/2 server default: a client that wants more streams opens another connection or waits. */
+    private static final int MAX_STREAMS_PER_CONNECTION = 250;
 
     private final WebServer server;
     private final ChangePoller certificateWatch;
@@ -44,6 +54,9 @@ final class WebhookServer implements AutoCloseable {
                 .shutdownHook(false)
                 .shutdownGracePeriod(shutdownGrace)
                 .connectionOptions(options -> options.tcpNoDelay(true))
+                .maxConcurrentRequests(MAX_CONCURRENT_REQUESTS)
+                .addProtocol(Http1Config.create())
+                .addProtocol(Http2Config.builder().maxConcurrentStreams(MAX_STREAMS_PER_CONNECTION).build())
                 .tls(tls.load())
                 .routing(routing)
                 .build()
