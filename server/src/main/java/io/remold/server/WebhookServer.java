@@ -27,7 +27,7 @@ final class WebhookServer implements AutoCloseable {
      * policy. Without a bound an open-loop HTTP/2 client faster than the server made Helidon start a virtual thread
      * per stream until the 128 MB heap ran out (8,000 streams on 16 connections).
      */
-    private static final int MAX_CONCURRENT_REQUESTS = 256;
+    static final int MAX_CONCURRENT_REQUESTS = 256;
     /** Go's HTTP/2 server default: a client that wants more streams opens another connection or waits. */
     private static final int MAX_STREAMS_PER_CONNECTION = 250;
 

@@ -13,12 +13,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayInputStream;
 import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import javax.net.ssl.SSLSocket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -71,6 +76,49 @@ class WebhookServerTest {
         assertThat(server.get("/readyz").statusCode(), is(503));
         server.store.synced();
         assertThat(server.get("/readyz").statusCode(), is(200));
+    }
+
+    @Test
+    void requestsBeyondTheInFlightBoundAre503AndTheServerRecovers() throws Exception {
+        server.store.synced();
+        // Each stalled request has sent its headers and one byte of a 100-byte body: its handler waits to read.
+        byte[] stalled = ("POST /mutate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 100\r\n\r\n{").getBytes(StandardCharsets.US_ASCII);
+        var sockets = new ArrayList<SSLSocket>();
+        try {
+            for (int i = 0; i < WebhookServer.MAX_CONCURRENT_REQUESTS; i++) {
+                var socket = (SSLSocket) server.client.sslContext().getSocketFactory()
+                        .createSocket("127.0.0.1", server.server.port());
+                socket.getOutputStream().write(stalled);
+                socket.getOutputStream().flush();
+                sockets.add(socket);
+            }
+            // The stalled requests reach their handlers one by one: wait until the next one is refused.
+            HttpResponse<String> refused = eventually(() -> server.post("/mutate", "application/json",
+                    review("over", "CREATE", "")), http -> http.statusCode() == 503);
+            assertThat(refused.statusCode(), is(503));
+            // Refused by the HTTP layer before any handler: no JSON reason, and the connection is closed.
+            assertThat(refused.body(), is(""));
+            sockets.removeFirst().close();
+            HttpResponse<String> served = eventually(() -> server.post("/mutate", "application/json",
+                    review("after", "CREATE", "")), http -> http.statusCode() == 200);
+            assertThat(response(served).getString("uid"), is("after"));
+        } finally {
+            for (SSLSocket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    private static HttpResponse<String> eventually(Supplier<HttpResponse<String>> call,
+                                                   Predicate<HttpResponse<String>> done) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        HttpResponse<String> last = call.get();
+        while (!done.test(last) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            last = call.get();
+        }
+        return last;
     }
 
     @Test
