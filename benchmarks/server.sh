@@ -29,13 +29,14 @@ rule_mix() { java -cp benchmarks/target/remold-benchmarks.jar io.remold.benchmar
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$PID/status"; }
 
 # start_server RULES_DIR [JVM flags...]: sets PID, PORT and READY_MS (milliseconds from start to /readyz = 200).
+# SERVER_ARGS holds extra arguments for `serve` (e.g. --tls-cert and --tls-key).
 start_server() {
   local rules=$1 t0
   shift
   PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   t0=$(date +%s%3N)
   # shellcheck disable=SC2086
-  java $JVM_FLAGS "$@" -jar "$SERVER_JAR" serve --rules "$rules" --host 127.0.0.1 --port "$PORT" \
+  java $JVM_FLAGS "$@" -jar "$SERVER_JAR" serve --rules "$rules" --host 127.0.0.1 --port "$PORT" ${SERVER_ARGS:-} \
     >"$WORK/server.log" 2>&1 &
   PID=$!
   until curl -ksf "https://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Startup footprint: time from process start to /readyz = 200 and idle RSS, for the server jar with 1000 rules,
-# with the recommended JVM flags, with and without a JDK 25 AOT cache (JEP 483/514) trained on one run.
+# with the recommended JVM flags, with and without a JDK 25 AOT cache (JEP 483/514) trained on one run, and with
+# the self-signed certificate generated at start (the default out of a cluster) or read from files (as in the
+# cluster, where the certgen job writes them).
 #
 #   benchmarks/startup.sh [RUNS]      # default 5 runs per configuration; prints the median
 set -euo pipefail
@@ -24,7 +26,11 @@ measure() {
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, $(java -version 2>&1 | head -1), 1000 rules, flags: $JVM_FLAGS"
-measure "default flags"
+measure "default flags, self-signed certificate"
+SERVER_ARGS="--generated-cert-dir $WORK/tls" start_server "$WORK/rules"
+stop_server
+CERT_FILES="--tls-cert $WORK/tls/tls.crt --tls-key $WORK/tls/tls.key"
+SERVER_ARGS=$CERT_FILES measure "default flags, certificate files"
 # Training run: exercise the endpoints so the AOT cache holds the classes of the request path.
 start_server "$WORK/rules" -XX:AOTCacheOutput="$WORK/remold.aot"
 for path in mutate validate; do
@@ -33,4 +39,5 @@ for path in mutate validate; do
   done
 done
 stop_server
-measure "with AOT cache" -XX:AOTCache="$WORK/remold.aot"
+measure "with AOT cache, self-signed certificate" -XX:AOTCache="$WORK/remold.aot"
+SERVER_ARGS=$CERT_FILES measure "with AOT cache, certificate files" -XX:AOTCache="$WORK/remold.aot"
