@@ -68,7 +68,7 @@ final class CompiledRule {
         /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
         String failure(JsonValue object, boolean explain) {
             JsonValue single;
-            List<Selection> results = null;
+            List<Selection> results = List.of();
             if (simplePath != null) {
                 // Most items select a plain path ($.kind, $.metadata.labels.app): walk it, with no evaluator.
                 single = object;
@@ -85,22 +85,22 @@ final class CompiledRule {
                 single = results.size() == 1 && results.getFirst().captures().isEmpty()
                         ? results.getFirst().value() : null;
             }
-            List<JsonValue> found = new ArrayList<>(results == null ? 1 : results.size());
+            List<JsonValue> found = new ArrayList<>(Math.max(1, results.size()));
             if (single != null) {
                 // A singular query (no wildcard, filter or descent) gives its value as it is, like KubeMod's.
-                JsonValue v = single;
-                if (v == JsonValue.TRUE || v == JsonValue.FALSE) {
-                    boolean holds = (v == JsonValue.TRUE) != negate;
-                    return holds ? null : explain ? "select yielded " + v + (negate ? " (negated)" : "") : "false";
+                if (single == JsonValue.TRUE || single == JsonValue.FALSE) {
+                    boolean holds = (single == JsonValue.TRUE) != negate;
+                    return holds ? null
+                            : explain ? "select yielded " + single + (negate ? " (negated)" : "") : "false";
                 }
-                if (v == JsonValue.NULL) {
+                if (single == JsonValue.NULL) {
                     // A lone null is "nothing selected", as in Go where it decodes to nil.
-                } else if (v instanceof JsonArray array) {
+                } else if (single instanceof JsonArray array) {
                     found.addAll(array);
                 } else {
-                    found.add(v);
+                    found.add(single);
                 }
-            } else if (results != null) {
+            } else {
                 for (Selection s : results) {
                     found.add(s.value());
                 }
