@@ -106,7 +106,7 @@ public final class LoadGenerator {
     /** Runs one timed phase over the open connections; a connection that fails is replaced inside the phase. */
     private static Result run(Options options, SSLContext tls, Connection[] connections, Duration duration)
         throws InterruptedException {
-        long start = System.nanoTime() + 50_000_000; // let every connection get ready first
+        long start = System.nanoTime() + 50_000_000; // let every thread start first
         long end = start + duration.toNanos();
         AtomicLong ticket = new AtomicLong();
         AtomicLong errors = new AtomicLong();
