@@ -3,7 +3,8 @@
 #
 #   benchmarks/load.sh                       # Remold with 100 and 1000 rules: ready time, RSS, saturation, fixed rate
 #   benchmarks/load.sh --rules "1000"        # one rule count
-#   benchmarks/load.sh --url https://host:port/mutate [--body FILE]   # any webhook (KubeMod, Gatekeeper...), same load
+#   benchmarks/load.sh --url https://host:port/mutate [--body FILE] [--pid PID]   # any webhook (KubeMod, Gatekeeper...),
+#                                            # same load; with --pid, also the CPU that process spends per request
 #   REMOLD_SERVER_JAR=path/remold-server.jar benchmarks/load.sh   # another build of the server
 #
 # Saturation uses wrk (Debian package, installed if missing) with a Lua script that POSTs an AdmissionReview; the fixed
@@ -16,14 +17,16 @@ DURATION=${DURATION:-20}
 WARMUP=${WARMUP:-10}
 CONNECTIONS=${CONNECTIONS:-16}
 URL=""
+PID_ARG=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --rules) RULE_COUNTS=$2; shift 2 ;;
     --url) URL=$2; shift 2 ;;
     --body) BODY=$(realpath "$2"); shift 2 ;;
+    --pid) PID_ARG=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -39,17 +42,28 @@ wrk.body = f:read("*a")
 f:close()
 EOF
 
-# Saturation throughput (requests/s) and wrk's latency percentiles for one URL.
+# CPU time (user + system, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# Saturation throughput (requests/s) and wrk's latency percentiles for one URL; with a server PID ($2), also the
+# server's CPU time per request, which does not depend on how much of the two cores the load generator takes.
 saturate() {
-  local url=$1 out
+  local url=$1 pid=${2:-} out ticks0=0 ticks1=0 cpu=""
   wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/post.lua" "$url" >/dev/null
+  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
   out=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "$url")
-  local rps errors p50 p99
+  [ -n "$pid" ] && ticks1=$(cpu_ticks "$pid")
+  local rps errors p50 p99 requests
   rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
   errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
   p50=$(awk '$1=="50%" {print $2}' <<<"$out")
   p99=$(awk '$1=="99%" {print $2}' <<<"$out")
-  echo "saturation url=$url connections=$CONNECTIONS throughput=${rps}/s p50=$p50 p99=$p99 ${errors:+errors: $errors}" >&2
+  if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
+    cpu=" server_cpu=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+      'BEGIN {printf "%.1f", t / hz * 1e6 / n}')us/request"
+  fi
+  echo "saturation url=$url connections=$CONNECTIONS throughput=${rps}/s p50=$p50 p99=$p99$cpu ${errors:+errors: $errors}" >&2
   echo "$rps"
 }
 
@@ -61,7 +75,7 @@ fixed_rate() {
 }
 
 if [ -n "$URL" ]; then
-  rps=$(saturate "$URL")
+  rps=$(saturate "$URL" "$PID_ARG")
   fixed_rate "$URL" $((rps / 2))
   exit 0
 fi
@@ -74,9 +88,9 @@ for count in $RULE_COUNTS; do
   sleep 2
   echo "rules=$count ready=${READY_MS}ms rss_idle=$(rss_mib)MiB"
   base="https://127.0.0.1:$PORT"
-  noop=$(saturate "$base/noop")
-  mutate=$(saturate "$base/mutate")
-  validate=$(saturate "$base/validate")
+  noop=$(saturate "$base/noop" "$PID")
+  mutate=$(saturate "$base/mutate" "$PID")
+  validate=$(saturate "$base/validate" "$PID")
   echo "rules=$count rss_after_load=$(rss_mib)MiB"
   echo "rules=$count saturation noop=${noop}/s mutate=${mutate}/s ($((100 * mutate / noop))% of noop) validate=${validate}/s"
   for endpoint in mutate validate; do

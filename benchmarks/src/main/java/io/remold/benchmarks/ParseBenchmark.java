@@ -27,8 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Run: {@code java -jar benchmarks/target/remold-benchmarks.jar ParseBenchmark -prof gc}.
  *
  * <ul>
- *   <li>{@code create}: the benchmark's CREATE AdmissionReview ({@code admission-review.json}, 7 KB).</li>
- *   <li>{@code update}: the same review as an UPDATE whose {@code oldObject} is the Deployment again (12 KB);
+ *   <li>{@code create}: the benchmark's CREATE AdmissionReview ({@code admission-review.json}, 5.2 KB).</li>
+ *   <li>{@code update}: the same review as an UPDATE whose {@code oldObject} is the Deployment again (9.8 KB);
  *       {@code tree} defers {@code oldObject} the way the server does.</li>
  * </ul>
  * {@code skipOnly} is the floor: the same body checked for syntax and built not at all (the whole review is

@@ -136,7 +136,8 @@ final class AdmissionEndpoints {
         }
         byte[] body;
         try (InputStream in = req.content().inputStream()) {
-            body = in.readNBytes((int) maxBodyBytes + 1);
+            body = length.isPresent() ? readExactly(in, (int) length.getAsLong())
+                    : in.readNBytes((int) maxBodyBytes + 1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -148,6 +149,19 @@ final class AdmissionEndpoints {
         } catch (JsonParsingException e) {
             throw new Problem(400, "malformed JSON: " + e.getMessage());
         }
+    }
+
+    /**
+     * A body of known length straight into an array of its size: {@code readNBytes(limit)} went through 16 KB chunks
+     * and a final copy, 3-4% of /mutate's CPU. A body shorter than announced is refused.
+     */
+    private static byte[] readExactly(InputStream in, int length) throws IOException {
+        byte[] body = new byte[length];
+        int read = in.readNBytes(body, 0, length);
+        if (read < length) {
+            throw new Problem(400, "body ended after " + read + " of the " + length + " bytes in Content-Length");
+        }
+        return body;
     }
 
     private Result mutate(AdmissionReview review) {
