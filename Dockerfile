@@ -29,7 +29,7 @@ COPY --from=build --chown=0:0 /out/ /app/
 COPY --from=build /src/examples/rules/ /tmp/training/rules/
 COPY --from=build /src/benchmarks/src/main/resources/io/remold/benchmarks/admission-review.json /tmp/training/
 RUN cd /tmp/training \
- && { java -XX:+UseSerialGC -Xms64m -Xmx128m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError \
+ && { java -XX:+UseSerialGC -Xms64m -Xmx128m -XX:MaxNewSize=24m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError \
         -XX:AOTCacheOutput=/app/remold.aot -jar /app/remold-server.jar \
         serve --rules rules --host 127.0.0.1 --port 8443 >server.log 2>&1 & pid=$!; } \
  && for _ in $(seq 120); do grep -q "listening on" server.log && break; \
@@ -46,6 +46,6 @@ WORKDIR /app
 EXPOSE 8443
 # `serve` is the default command; `docker run IMAGE eval ...` runs the offline evaluator instead.
 # The certificate job: java -jar /app/remold-certgen.jar [options]
-ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-Xss512k", "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=1000", \
+ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-XX:MaxNewSize=24m", "-Xss512k", "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=1000", \
             "-XX:+ExitOnOutOfMemoryError", "-XX:AOTCache=/app/remold.aot", "-jar", "/app/remold-server.jar"]
 CMD ["serve"]

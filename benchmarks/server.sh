@@ -3,7 +3,7 @@
 cd "$(dirname "$0")/.."
 . scripts/java-home.sh
 # The JVM flags we recommend for the server (also used by the installer's Deployment).
-JVM_FLAGS=${REMOLD_JVM_FLAGS:--XX:+UseSerialGC -Xms64m -Xmx128m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError}
+JVM_FLAGS=${REMOLD_JVM_FLAGS:--XX:+UseSerialGC -Xms64m -Xmx128m -XX:MaxNewSize=24m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError}
 BODY=$(realpath "${BODY:-benchmarks/src/main/resources/io/remold/benchmarks/admission-review.json}")
 SERVER_JAR=${REMOLD_SERVER_JAR:-server/target/remold-server.jar}
 
