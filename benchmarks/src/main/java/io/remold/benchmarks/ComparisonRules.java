@@ -29,56 +29,24 @@ public final class ComparisonRules {
     /** {@code count} ModRules (at least 2) as one YAML stream. */
     public static String remold(int count) {
         List<String> rules = new ArrayList<>();
-        rules.add("""
-            apiVersion: remold.io/v1beta1
-            kind: ModRule
-            metadata:
-              name: owner-annotation
-              namespace: shop
-            spec:
-              type: Patch
-              match:
-                - select: '$.kind'
-                  matchValue: Deployment
-              patch:
-                - op: add
-                  path: /metadata/annotations/remold.io~1owner
-                  value: %s
-            """.formatted(OWNER));
-        rules.add("""
-            apiVersion: remold.io/v1beta1
-            kind: ModRule
-            metadata:
-              name: envoy-image
-              namespace: shop
-            spec:
-              type: Patch
-              match:
-                - select: '$.kind'
-                  matchValue: Deployment
-              patch:
-                - op: replace
-                  select: '$.spec.template.spec.containers[? @.name == "envoy"]'
-                  path: /spec/template/spec/containers/#0/image
-                  value: %s
-            """.formatted(IMAGE));
+        rules.add(modRule("owner-annotation", "shop", "Deployment", """
+            - op: add
+              path: /metadata/annotations/remold.io~1owner
+              value: %s
+            """.formatted(OWNER)));
+        rules.add(modRule("envoy-image", "shop", "Deployment", """
+            - op: replace
+              select: '$.spec.template.spec.containers[? @.name == "envoy"]'
+              path: /spec/template/spec/containers/#0/image
+              value: %s
+            """.formatted(IMAGE)));
         for (int i = 0; i < fillers(count); i++) {
-            rules.add("""
-                apiVersion: remold.io/v1beta1
-                kind: ModRule
-                metadata:
-                  name: filler-%1$04d
-                  namespace: team-%2$d
-                spec:
-                  type: Patch
-                  match:
-                    - select: '$.kind'
-                      matchValue: %3$s
-                  patch:
-                    - op: add
-                      path: /metadata/annotations/remold.io~1rule-%1$d
-                      value: v%1$d
-                """.formatted(i, i % 50, FILLER_KINDS[i % FILLER_KINDS.length][1]));
+            rules.add(modRule("filler-%04d".formatted(i), "team-" + i % 50, FILLER_KINDS[i % FILLER_KINDS.length][1],
+                """
+                - op: add
+                  path: /metadata/annotations/remold.io~1rule-%1$d
+                  value: v%1$d
+                """.formatted(i)));
         }
         return String.join("---\n", rules);
     }
@@ -86,65 +54,62 @@ public final class ComparisonRules {
     /** The same {@code count} rules as Gatekeeper {@code Assign} and {@code AssignMetadata} mutators. */
     public static String gatekeeper(int count) {
         List<String> mutators = new ArrayList<>();
-        mutators.add("""
-            apiVersion: mutations.gatekeeper.sh/v1
-            kind: AssignMetadata
-            metadata:
-              name: owner-annotation
-            spec:
-              match:
-                scope: Namespaced
-                kinds:
-                  - apiGroups: ["apps"]
-                    kinds: ["Deployment"]
-                namespaces: ["shop"]
-              location: 'metadata.annotations."remold.io/owner"'
-              parameters:
-                assign:
-                  value: %s
-            """.formatted(OWNER));
-        mutators.add("""
-            apiVersion: mutations.gatekeeper.sh/v1
-            kind: Assign
-            metadata:
-              name: envoy-image
-            spec:
+        mutators.add(mutator("AssignMetadata", "owner-annotation", "", "apps", "Deployment", "shop",
+            "'metadata.annotations.\"remold.io/owner\"'", OWNER));
+        mutators.add(mutator("Assign", "envoy-image", """
               applyTo:
                 - groups: ["apps"]
                   kinds: ["Deployment"]
                   versions: ["v1"]
+            """, "apps", "Deployment", "shop", "\"spec.template.spec.containers[name:envoy].image\"", IMAGE));
+        for (int i = 0; i < fillers(count); i++) {
+            String[] kind = FILLER_KINDS[i % FILLER_KINDS.length];
+            mutators.add(mutator("AssignMetadata", "filler-%04d".formatted(i), "", kind[0], kind[1], "team-" + i % 50,
+                "'metadata.annotations.\"remold.io/rule-%d\"'".formatted(i), "v" + i));
+        }
+        return String.join("---\n", mutators);
+    }
+
+    /** A Patch ModRule for objects of one kind in its namespace; {@code patch} is its YAML list of operations. */
+    private static String modRule(String name, String namespace, String kind, String patch) {
+        return """
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata:
+              name: %s
+              namespace: %s
+            spec:
+              type: Patch
               match:
+                - select: '$.kind'
+                  matchValue: %s
+              patch:
+            %s""".formatted(name, namespace, kind, patch.indent(4));
+    }
+
+    /**
+     * A Gatekeeper mutator that sets {@code location} to {@code value} in objects of one kind in one namespace;
+     * {@code applyTo} is the YAML that an {@code Assign} needs under {@code spec} (empty for metadata).
+     */
+    private static String mutator(String type, String name, String applyTo, String group, String kind,
+                                  String namespace, String location, String value) {
+        return """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: %s
+            metadata:
+              name: %s
+            spec:
+            %s  match:
                 scope: Namespaced
                 kinds:
-                  - apiGroups: ["apps"]
-                    kinds: ["Deployment"]
-                namespaces: ["shop"]
-              location: "spec.template.spec.containers[name:envoy].image"
+                  - apiGroups: ["%s"]
+                    kinds: ["%s"]
+                namespaces: ["%s"]
+              location: %s
               parameters:
                 assign:
                   value: %s
-            """.formatted(IMAGE));
-        for (int i = 0; i < fillers(count); i++) {
-            String[] kind = FILLER_KINDS[i % FILLER_KINDS.length];
-            mutators.add("""
-                apiVersion: mutations.gatekeeper.sh/v1
-                kind: AssignMetadata
-                metadata:
-                  name: filler-%1$04d
-                spec:
-                  match:
-                    scope: Namespaced
-                    kinds:
-                      - apiGroups: ["%3$s"]
-                        kinds: ["%4$s"]
-                    namespaces: ["team-%2$d"]
-                  location: 'metadata.annotations."remold.io/rule-%1$d"'
-                  parameters:
-                    assign:
-                      value: v%1$d
-                """.formatted(i, i % 50, kind[0], kind[1]));
-        }
-        return String.join("---\n", mutators);
+            """.formatted(type, name, applyTo, group, kind, namespace, location, value);
     }
 
     private static int fillers(int count) {
