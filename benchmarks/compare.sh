@@ -66,7 +66,6 @@ stop_all() {
 }
 trap stop_all EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_until() { # wait_until SECONDS DESCRIPTION COMMAND...
   local limit=$1 what=$2 t0=$SECONDS
   shift 2

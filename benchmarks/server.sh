@@ -26,6 +26,7 @@ stop_server() {
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
 rule_mix() { java -cp benchmarks/target/remold-benchmarks.jar io.remold.benchmarks.RuleMix "$1" "$2"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$PID/status"; }
 
 # start_server RULES_DIR [JVM flags...]: sets PID, PORT and READY_MS (milliseconds from start to /readyz = 200).
@@ -33,7 +34,7 @@ rss_mib() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$PID/status"; }
 start_server() {
   local rules=$1 t0
   shift
-  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  PORT=$(free_port)
   t0=$(date +%s%3N)
   # shellcheck disable=SC2086
   java $JVM_FLAGS "$@" -jar "$SERVER_JAR" serve --rules "$rules" --host 127.0.0.1 --port "$PORT" ${SERVER_ARGS:-} \

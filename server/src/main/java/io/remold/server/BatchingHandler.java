@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -72,42 +73,43 @@ final class BatchingHandler extends Handler {
     private void drain() {
         var batch = new ArrayList<String>(BATCH);
         var text = new StringBuilder(BATCH * 256);
-        long pauseMillis = MIN_PAUSE_MILLIS;
+        long idleMillis = MIN_PAUSE_MILLIS;
         while (true) {
+            long waitMillis;
             if (queue.drainTo(batch, BATCH) == 0) {
+                waitMillis = idleMillis;
+                idleMillis = Math.min(idleMillis * 2, MAX_PAUSE_MILLIS);
+            } else {
+                write(batch, text);
+                idleMillis = MIN_PAUSE_MILLIS;
+                waitMillis = batch.size() == BATCH ? 0 : GATHER_MILLIS;
+                batch.clear();
+            }
+            if (waitMillis > 0) {
                 try {
-                    Thread.sleep(pauseMillis);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                pauseMillis = Math.min(pauseMillis * 2, MAX_PAUSE_MILLIS);
-                continue;
-            }
-            pauseMillis = MIN_PAUSE_MILLIS;
-            for (String line : batch) {
-                text.append(line);
-            }
-            try {
-                // One write per batch: a line printed straight to the same stream never lands inside a log line.
-                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
-                out.flush();
-            } catch (IOException e) {
-                reportError("cannot write log lines", e, ErrorManager.WRITE_FAILURE);
-            }
-            synchronized (progress) {
-                written += batch.size();
-                progress.notifyAll();
-            }
-            boolean full = batch.size() == BATCH;
-            batch.clear();
-            text.setLength(0);
-            if (!full) {
-                try {
-                    Thread.sleep(GATHER_MILLIS);
+                    Thread.sleep(waitMillis);
                 } catch (InterruptedException e) {
                     return;
                 }
             }
+        }
+    }
+
+    private void write(List<String> batch, StringBuilder text) {
+        for (String line : batch) {
+            text.append(line);
+        }
+        try {
+            // One write per batch: a line printed straight to the same stream never lands inside a log line.
+            out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (IOException e) {
+            reportError("cannot write log lines", e, ErrorManager.WRITE_FAILURE);
+        }
+        text.setLength(0);
+        synchronized (progress) {
+            written += batch.size();
+            progress.notifyAll();
         }
     }
 

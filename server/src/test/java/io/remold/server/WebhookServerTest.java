@@ -122,7 +122,7 @@ class WebhookServerTest {
     }
 
     @Test
-    void http2IsNegotiatedLikeTheApiServerDoes() {
+    void http2IsNegotiatedWithClientsThatOfferIt() {
         try (var h2 = HttpClient.newBuilder().sslContext(server.client.sslContext())
                 .version(HttpClient.Version.HTTP_2).build()) {
             HttpResponse<String> http = TestServer.send(h2, HttpRequest.newBuilder(server.uri("/mutate"))
