@@ -1,24 +1,43 @@
-# syntax=docker/dockerfile:1
 # Remold's image: the admission server (entrypoint) and the certificate job (remold-certgen.jar), as thin jars with
 # their libraries. Build from the repository root:
 #   docker build -t ghcr.io/remold/remold:0.1.0-SNAPSHOT .
-# The tests do not run here (CI runs them, with the KubeMod corpus beside the checkout); see docs/install.md.
+# The base images are build arguments, so the same file builds where no registry is reachable, from bases made
+# locally (e2e/kind/remold-image.sh does that): BUILD_IMAGE needs a JDK 21+ on PATH and curl or wget (for the Maven
+# wrapper); RUNTIME_IMAGE needs java 25 on PATH (the AOT cache is a JDK 25 feature), /bin/sh and wget. Both the
+# legacy builder and BuildKit build it. The tests do not run here (CI runs them); see docs/install.md.
+ARG BUILD_IMAGE=eclipse-temurin:25-jdk
+ARG RUNTIME_IMAGE=eclipse-temurin:25-jre-alpine
 
-FROM eclipse-temurin:25-jdk AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
+# Dependencies and plugins first, from the poms alone: this layer is reused until a pom changes. Maven needs every
+# module's pom to load the reactor; the modules without sources package empty jars here.
+COPY mvnw pom.xml ./
+COPY .mvn/ .mvn/
+COPY api/pom.xml api/
+COPY json/pom.xml json/
+COPY jsonpath/pom.xml jsonpath/
+COPY templating/pom.xml templating/
+COPY engine/pom.xml engine/
+COPY server/pom.xml server/
+COPY certgen/pom.xml certgen/
+COPY installer/pom.xml installer/
+COPY benchmarks/pom.xml benchmarks/
+COPY e2e/pom.xml e2e/
+RUN ./mvnw -B -q -DskipTests -pl server,certgen -am package
 COPY . .
-# The Maven cache survives between builds (BuildKit); `clean` drops any target/ copied from a working tree.
 # Both jars share one libs/ folder: the root pom manages every version, so a shared library is the same file.
-RUN --mount=type=cache,target=/root/.m2 \
-    ./mvnw -B -q -DskipTests -pl server,certgen -am clean package \
+RUN ./mvnw -B -q -DskipTests -pl server,certgen -am clean package \
  && mkdir -p /out/libs \
  && cp server/target/remold-server.jar certgen/target/remold-certgen.jar /out/ \
  && cp server/target/libs/*.jar /out/libs/ \
  && cp certgen/target/libs/*.jar /out/libs/
 
-FROM eclipse-temurin:25-jre-alpine
-# The same uid/gid the installer's pods run as (runAsUser 65532); no shell login, no home to write.
-RUN addgroup -S -g 65532 remold && adduser -S -D -H -u 65532 -G remold -s /sbin/nologin remold
+FROM ${RUNTIME_IMAGE}
+# The uid/gid the installer's pods run as (runAsUser 65532), with no shell login and no home to write; written
+# directly so that any base (Alpine's busybox, Debian) takes it.
+RUN echo 'remold:x:65532:65532:remold:/nonexistent:/sbin/nologin' >>/etc/passwd \
+ && echo 'remold:x:65532:' >>/etc/group
 COPY --from=build --chown=0:0 /out/ /app/
 # A JDK 25 AOT cache nearly halves the time to ready (BENCHMARKS.md, footprint). It only serves the JVM build, jars
 # and GC/object-header flags it was trained with, hence it is trained here, in the final stage, with the flags of the

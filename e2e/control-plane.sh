@@ -21,61 +21,14 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 STATE="${REMOLD_E2E_STATE:-$HERE/target/control-plane}"
 CACHE="${REMOLD_E2E_CACHE:-$HOME/.cache/remold-e2e}"
-APISERVER_BIN="$CACHE/kube-apiserver-$KUBERNETES_VERSION/kube-apiserver"
 ETCD_BIN="$CACHE/etcd-$ETCD_VERSION/etcd"
-KUBECTL_BIN="$CACHE/kubectl-$KUBERNETES_VERSION/kubectl"
-
-# Every k8s.io staging module that k8s.io/kubernetes requires at v0.0.0 (its own go.mod replaces them with ./staging,
-# which a dependency's go.mod cannot do for us).
-STAGING_MODULES=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-  code-generator component-base component-helpers controller-manager cri-api cri-client cri-streaming csi-translation-lib
-  dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
-  kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission sample-apiserver sample-cli-plugin
-  sample-controller streaming)
-
-# The Go toolchain's usual place, for shells (CI) whose PATH lacks it.
-if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then PATH="/usr/local/go/bin:$PATH"; fi
 
 log() { echo "control-plane: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-# build_in_module <dir> <go.mod body> <package> <output> <ldflags>: a throwaway main module, because `go install pkg@v`
-# refuses modules with replace directives.
-build_in_module() {
-  local dir="$1" gomod="$2" pkg="$3" out="$4" ldflags="$5"
-  rm -rf "$dir" && mkdir -p "$dir"
-  printf '%s\n' "$gomod" >"$dir/go.mod"
-  # -mod=mod lets go build add the go.sum lines of exactly the packages it compiles (no tidy across all platforms).
-  (cd "$dir" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") \
-    || die "go build of $pkg failed (module in $dir)"
-  mv "$out.tmp" "$out"
-}
-
-build_apiserver() {
-  [[ -x "$APISERVER_BIN" ]] && return 0
-  local minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
-  local staging="v0.${KUBERNETES_VERSION#v1.}"
-  local replaces="" m
-  for m in "${STAGING_MODULES[@]}"; do replaces+=$'\n'"  k8s.io/$m => k8s.io/$m $staging"; done
-  local gomod="module remold.io/e2e/build-apiserver
-
-go 1.26
-
-require k8s.io/kubernetes $KUBERNETES_VERSION
-
-replace ($replaces
-)"
-  local x="" pkgpath
-  for pkgpath in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    x+=" -X $pkgpath.gitVersion=$KUBERNETES_VERSION -X $pkgpath.gitMajor=1 -X $pkgpath.gitMinor=$minor"
-    x+=" -X $pkgpath.gitTreeState=clean -X $pkgpath.buildDate=1970-01-01T00:00:00Z"
-  done
-  log "building kube-apiserver $KUBERNETES_VERSION (cold: about 15 min on 2 busy cores, 7.5 min of CPU)"
-  mkdir -p "$(dirname "$APISERVER_BIN")"
-  local t0=$SECONDS
-  build_in_module "$CACHE/build/apiserver" "$gomod" k8s.io/kubernetes/cmd/kube-apiserver "$APISERVER_BIN" "-s -w$x"
-  log "kube-apiserver built in $((SECONDS - t0)) s"
-}
+. "$HERE/build-lib.sh"
+APISERVER_BIN="$KUBERNETES_BIN/kube-apiserver"
+KUBECTL_BIN="$KUBERNETES_BIN/kubectl"
 
 build_etcd() {
   [[ -x "$ETCD_BIN" ]] && return 0
@@ -85,25 +38,19 @@ go 1.26
 
 require go.etcd.io/etcd/server/v3 $ETCD_VERSION"
   log "building etcd $ETCD_VERSION"
-  mkdir -p "$(dirname "$ETCD_BIN")"
   local t0=$SECONDS
-  build_in_module "$CACHE/build/etcd" "$gomod" go.etcd.io/etcd/server/v3 "$ETCD_BIN" "-s -w"
+  # go names the binary after the package path (server); the cache keeps the name etcd.
+  build_in_module "$CACHE/build/etcd" "$gomod" "$CACHE/build/etcd/bin" "-s -w" go.etcd.io/etcd/server/v3
+  mkdir -p "$(dirname "$ETCD_BIN")" && mv "$CACHE"/build/etcd/bin/* "$ETCD_BIN"
   log "etcd built in $((SECONDS - t0)) s"
 }
 
-
+# kubectl only when none is on PATH (the machine's may be older; the e2e scenarios need no newer one).
 build_kubectl() {
-  command -v kubectl >/dev/null && return 0
-  [[ -x "$KUBECTL_BIN" ]] && return 0
-  [[ -x "$APISERVER_BIN" ]] || build_apiserver
-  log "no kubectl on PATH: building kubectl $KUBERNETES_VERSION in the apiserver's module"
-  mkdir -p "$(dirname "$KUBECTL_BIN")"
-  (cd "$CACHE/build/apiserver" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" \
-    -o "$KUBECTL_BIN.tmp" k8s.io/kubernetes/cmd/kubectl) || die "go build of kubectl failed"
-  mv "$KUBECTL_BIN.tmp" "$KUBECTL_BIN"
+  command -v kubectl >/dev/null || build_kubernetes kubectl
 }
 
-build() { build_etcd; build_apiserver; build_kubectl; }
+build() { build_etcd; build_kubernetes kube-apiserver; build_kubectl; }
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

@@ -13,11 +13,29 @@ import static org.hamcrest.Matchers.not;
 
 /**
  * Scenario 8: the server stopped (the Patch webhook is skipped per failurePolicy Ignore, the Reject webhook fails
- * closed) and started again; kube-apiserver restarted under a running server (its informers must reconnect).
+ * closed where a Reject rule applies and reaches no other namespace) and started again; kube-apiserver restarted under
+ * a running server (its informers must reconnect).
  */
 @ExtendWith(Remold.class)
 class FaultsIT {
     private static final String NAMESPACE = "e2e-faults";
+    /** Holds only a Patch rule: no Reject rule guards it. */
+    private static final String OPEN = "e2e-faults-open";
+
+    private static String reject(String name) {
+        return """
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata:
+                  name: %s
+                  namespace: %s
+                spec:
+                  type: Reject
+                  match:
+                    - select: '$.metadata.labels.forbidden'
+                  rejectMessage: 'forbidden'
+                """.formatted(name, NAMESPACE);
+    }
 
     private static String rule(String name, String value) {
         return """
@@ -44,11 +62,17 @@ class FaultsIT {
     }
 
     @Test
-    void withTheServerStoppedWritesFailClosedAndRecoverWhenItIsBack(Remold.Installation remold) {
+    void withTheServerStoppedWritesFailClosedWhereRejectRulesApplyAndRecoverWhenItIsBack(
+            Remold.Installation remold) {
         Steps.ensureNamespace(NAMESPACE);
+        Steps.ensureNamespace(OPEN);
         Cluster.apply(rule("stopped", "no"));
+        Cluster.apply(reject("guard"));
+        Cluster.apply(rule("stopped", "no").replace("namespace: " + NAMESPACE, "namespace: " + OPEN));
         try {
             Steps.awaitReady("stopped", NAMESPACE);
+            Steps.awaitReady("guard", NAMESPACE);
+            Steps.awaitReady("stopped", OPEN);
             remold.server().awaitRulesInSync();
             remold.server().stop();
             try {
@@ -56,6 +80,11 @@ class FaultsIT {
                 assertThat("create must fail closed\n" + create, create.ok(), is(false));
                 assertThat(create.stderr(), containsString("validate.remold.io"));
                 assertThat(create.stderr(), not(containsString("mutate.remold.io")));
+                var open = Cluster.kubectl("create", "configmap", "while-down", "-n", OPEN, "-o",
+                        "jsonpath={.metadata.labels}").run();
+                assertThat("no Reject rule here: created, and unmutated (Patch rules fail open)\n" + open, open.ok(),
+                        is(true));
+                assertThat(open.stdout(), is(""));
             } finally {
                 remold.server().start();
             }
@@ -63,6 +92,8 @@ class FaultsIT {
             assertThat(Cluster.stored("configmap", NAMESPACE, "after-restart"), label("after-restart", "stopped"),
                     equalTo("no"));
         } finally {
+            Cluster.kubectl("delete", "modrules.remold.io", "guard", "-n", NAMESPACE, "--ignore-not-found").run().orFail();
+            Cluster.kubectl("delete", "namespace", OPEN, "--wait=false", "--ignore-not-found").run().orFail();
             cleanUp(remold, "stopped", "after-restart");
         }
     }

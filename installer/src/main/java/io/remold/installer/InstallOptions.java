@@ -20,11 +20,13 @@ import java.util.regex.Pattern;
  *
  * @param webhookUrl base URL of a server outside the cluster, without trailing slash, or null for the in-cluster Service
  * @param caBundle   PEM bytes of the CA that signed the out-of-cluster server's certificate, or null
+ * @param imagePullPolicy the containers' pull policy, or null for Kubernetes' default (IfNotPresent for a tag)
  */
 record InstallOptions(
         String namespace,
         String image,
         String tag,
+        String imagePullPolicy,
         int replicas,
         List<String> resources,
         List<String> operations,
@@ -54,6 +56,7 @@ record InstallOptions(
               --namespace NAME                 system namespace (default remold-system)
               --image IMAGE                    server and certgen image (default %s)
               --tag TAG                        image tag (default %s)
+              --image-pull-policy POLICY       Always, IfNotPresent or Never (default: Kubernetes' own)
               --replicas N                     server replicas (default 2)
               --resources R1,R2,...            resources the webhooks intercept (default: KubeMod's 21 resources)
               --operations OP1,OP2,...         CREATE, UPDATE, DELETE, CONNECT or * (default CREATE,UPDATE,DELETE)
@@ -74,9 +77,10 @@ record InstallOptions(
     private static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
     private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
+    private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
 
     static InstallOptions defaults() {
-        return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
+        return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false);
     }
 
@@ -90,7 +94,7 @@ record InstallOptions(
 
     static InstallOptions parse(List<String> args) throws UsageException {
         InstallOptions o = defaults();
-        String namespace = o.namespace, image = o.image, tag = o.tag, mutate = o.mutateFailurePolicy,
+        String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
         List<String> resources = o.resources, operations = o.operations;
@@ -108,7 +112,7 @@ record InstallOptions(
                 case "--help", "-h" -> help = true;
                 case "--kubemod-compat" -> compat = true;
                 case "--cert-manager" -> certManager = true;
-                case "--namespace", "--image", "--tag", "--replicas", "--resources", "--operations",
+                case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file" -> {
                     String value = inline;
@@ -122,6 +126,7 @@ record InstallOptions(
                         case "--namespace" -> namespace = matching(name, value, DNS_LABEL, "a DNS label");
                         case "--image" -> image = matching(name, value, IMAGE, "an image name without tag");
                         case "--tag" -> tag = matching(name, value, TAG, "an image tag");
+                        case "--image-pull-policy" -> pullPolicy = oneOf(name, value, PULL_POLICIES);
                         case "--replicas" -> replicas = integer(name, value, 1, 100);
                         case "--resources" -> resources = list(name, value, r -> RESOURCE.matcher(r).matches(),
                                 "resource names such as pods or deployments");
@@ -146,7 +151,7 @@ record InstallOptions(
                     + "the certificate of the in-cluster server only");
         }
         byte[] caBundle = caFile == null ? null : readCa(caFile);
-        return new InstallOptions(namespace, image, tag, replicas, resources, operations, mutate, validate, timeout,
+        return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
                 url, caBundle, compat, certManager, help);
     }
 

@@ -72,7 +72,7 @@ class InstallerTest {
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
                 Arguments.of("custom", new String[] {"--namespace", "admission", "--image", "registry.example/remold",
-                        "--tag=2.1", "--replicas", "3", "--resources", "pods,deployments,configmaps",
+                        "--tag=2.1", "--image-pull-policy", "Never", "--replicas", "3", "--resources", "pods,deployments,configmaps",
                         "--operations", "CREATE,UPDATE", "--mutate-failure-policy", "Fail",
                         "--validate-failure-policy=Ignore", "--timeout-seconds", "10"}));
     }
@@ -251,7 +251,7 @@ class InstallerTest {
     void helpPrintsEveryOption() {
         Result result = run("--help");
         assertThat(result.code(), is(0));
-        for (String option : List.of("--namespace", "--image", "--tag", "--replicas", "--resources", "--operations",
+        for (String option : List.of("--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                 "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                 "--ca-file", "--kubemod-compat", "--cert-manager")) {
             assertThat(result.out(), containsString(option));
@@ -269,6 +269,8 @@ class InstallerTest {
                 Arguments.of(new String[] {"--operations", "CREATE,PATCH"}, "option --operations: item 2 'PATCH'"),
                 Arguments.of(new String[] {"--resources", "pods,"}, "option --resources: item 2 ''"),
                 Arguments.of(new String[] {"--mutate-failure-policy", "fail"}, "'fail' is not one of Ignore, Fail"),
+                Arguments.of(new String[] {"--image-pull-policy", "never"},
+                        "'never' is not one of Always, IfNotPresent, Never"),
                 Arguments.of(new String[] {"--tag", "a b"}, "option --tag: 'a b' is not an image tag"),
                 Arguments.of(new String[] {"--webhook-url", "http://localhost:8443"}, "must be an https URL"),
                 Arguments.of(new String[] {"--ca-file", "ca.crt"}, "--ca-file is only used with --webhook-url"),

@@ -59,7 +59,7 @@ final class Serve implements AutoCloseable {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
             this.server = new WebhookServer(config.host(), config.port(), tls, config.pollInterval(),
-                    config.shutdownGrace(), store, refs, bindings, metrics, config.maxBodyBytes());
+                    config.shutdownGrace(), config.drain(), store, refs, bindings, metrics, config.maxBodyBytes());
             resources.push(server);
         } catch (RuntimeException e) {
             close();

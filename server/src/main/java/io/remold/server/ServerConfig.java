@@ -18,7 +18,7 @@ import java.util.Optional;
 record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path> tlsKey,
                     Optional<Path> generatedCertDir, String systemNamespace, Optional<Path> rules,
                     long maxBodyBytes, LogFormat logFormat, Optional<Path> kubeconfig, boolean inCluster,
-                    boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace) {
+                    boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain) {
 
     enum LogFormat { json, text }
 
@@ -43,7 +43,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("in-cluster", "use the pod's service account (cluster mode)"),
             new Key("kubemod-compat", "also honour KubeMod's namespace label and node-ref annotation (cluster mode)"),
             new Key("poll-interval-ms", "how often rule and certificate files are checked for changes"),
-            new Key("shutdown-grace-seconds", "how long shutdown waits for in-flight requests"));
+            new Key("shutdown-grace-seconds", "how long shutdown waits for in-flight requests"),
+            new Key("drain-seconds", "on shutdown, how long to keep serving, not ready and closing each connection after "
+                    + "its response, before stopping (lets a Service's endpoints and its clients move away)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -83,7 +85,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 bool(config, "in-cluster"),
                 bool(config, "kubemod-compat"),
                 Duration.ofMillis(number(config, "poll-interval-ms")),
-                Duration.ofSeconds(number(config, "shutdown-grace-seconds")));
+                Duration.ofSeconds(number(config, "shutdown-grace-seconds")),
+                Duration.ofSeconds(number(config, "drain-seconds")));
     }
 
     ServerConfig {

@@ -2,6 +2,7 @@ package io.remold.server;
 
 import io.helidon.common.tls.Tls;
 import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.HttpRouting;
@@ -33,18 +34,34 @@ final class WebhookServer implements AutoCloseable {
 
     private final WebServer server;
     private final ChangePoller certificateWatch;
+    private final Duration drain;
+    private volatile boolean draining;
 
-    WebhookServer(String host, int port, TlsFiles tls, Duration pollInterval, Duration shutdownGrace,
+    /**
+     * @param drain how long {@link #close()} keeps serving before it stops: not ready, and every response closes its
+     *              connection. A client such as the API server keeps connections to a pod after the pod has left the
+     *              Service's endpoints; closing them between requests would make a request written at that moment
+     *              fail, whereas {@code Connection: close} on a response sends the next one over a new connection,
+     *              to a pod that stays.
+     */
+    WebhookServer(String host, int port, TlsFiles tls, Duration pollInterval, Duration shutdownGrace, Duration drain,
                   RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics, long maxBodyBytes) {
+        this.drain = drain;
         var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, maxBodyBytes);
         var routing = HttpRouting.builder();
+        routing.addFilter((chain, req, res) -> {
+            if (draining) {
+                res.header(HeaderValues.CONNECTION_CLOSE);
+            }
+            chain.proceed();
+        });
         endpoints.register(routing);
         routing.get("/healthz", (req, res) -> res.header(HeaderNames.CONTENT_TYPE, "text/plain").send(OK))
                 .get("/readyz", (req, res) -> {
-                    boolean ready = store.isSynced();
+                    boolean ready = !draining && store.isSynced();
                     res.status(ready ? Status.OK_200 : Status.SERVICE_UNAVAILABLE_503)
                             .header(HeaderNames.CONTENT_TYPE, "text/plain")
-                            .send(ready ? "ok\n" : "rules not synced yet\n");
+                            .send(ready ? "ok\n" : draining ? "shutting down\n" : "rules not synced yet\n");
                 })
                 .get("/metrics", (req, res) -> res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4")
                         .send(metrics.scrape()));
@@ -77,9 +94,21 @@ final class WebhookServer implements AutoCloseable {
         return server.port();
     }
 
-    /** Stops accepting connections and waits up to the grace period for requests in flight. */
+    /**
+     * Drains for the configured time (see the constructor), then stops accepting connections and waits up to the
+     * grace period for requests in flight.
+     */
     @Override
     public void close() {
+        if (drain.isPositive()) {
+            draining = true;
+            LOG.info("draining for " + drain.toSeconds() + " s before stopping");
+            try {
+                Thread.sleep(drain);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         certificateWatch.close();
         server.stop();
     }

@@ -30,12 +30,16 @@ final class TestServer implements AutoCloseable {
     final HttpClient client;
 
     TestServer(Path dir, long maxBodyBytes, ClusterRefs refs, BindingListener bindings) {
+        this(dir, maxBodyBytes, refs, bindings, Duration.ZERO);
+    }
+
+    TestServer(Path dir, long maxBodyBytes, ClusterRefs refs, BindingListener bindings, Duration drain) {
         this.dir = dir;
         this.tls = TlsFiles.generateSelfSigned(dir.resolve("tls"), Instant.now());
         this.store = new RuleStore("remold-system", metrics);
         metrics.syncedBy(store::isSynced);
-        this.server = new WebhookServer("127.0.0.1", 0, tls, Duration.ofMillis(50), Duration.ofSeconds(1), store,
-                refs, bindings, metrics, maxBodyBytes);
+        this.server = new WebhookServer("127.0.0.1", 0, tls, Duration.ofMillis(50), Duration.ofSeconds(1), drain,
+                store, refs, bindings, metrics, maxBodyBytes);
         this.client = client(tls.ca());
     }
 

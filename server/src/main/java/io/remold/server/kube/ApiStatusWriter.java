@@ -42,7 +42,7 @@ final class ApiStatusWriter implements StatusWriter {
             PatchUtils.patch(Object.class, () -> api.patchNamespacedCustomObjectStatus(rule.group(), rule.version(),
                     rule.namespace(), PLURAL, rule.name(), patch).buildCall(null),
                     V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, client);
-            LOG.log(System.Logger.Level.DEBUG, "status of {0}: Ready={1}", rule, condition.status());
+            LOG.log(System.Logger.Level.INFO, "status of {0}: Ready={1}", rule, condition.status());
         } catch (ApiException e) {
             LOG.log(System.Logger.Level.WARNING, "cannot write status of {0}: HTTP {1} {2}", rule, e.getCode(),
                     e.getResponseBody());

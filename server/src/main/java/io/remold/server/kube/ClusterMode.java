@@ -12,11 +12,18 @@ import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleSink;
+import io.kubernetes.client.custom.V1Patch;
+import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
+import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
+import io.kubernetes.client.util.PatchUtils;
+import jakarta.json.JsonArray;
 
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  *       looked for at start and every minute until found) are delivered to the {@link RuleSink} under keys
  *       {@code group/version/namespace/name}; {@link RuleSink#synced()} is called once every informer has listed.
  *   <li>{@link #refs()} answers from Namespace and Node informer caches, never with an API call.
- *   <li>The leader (a Lease in the system namespace) writes each ModRule's {@code Ready} condition.
+ *   <li>The leader (a Lease in the system namespace) writes each ModRule's {@code Ready} condition, and keeps the
+ *       validating webhook's reach to where Reject rules apply ({@link RejectScope}).
  *   <li>{@link #bindings()} annotates bound pods that ask for it, on a background queue. Every replica does this
  *       for the bindings it receives (leader or not): the patch is idempotent (see docs/cluster.md).
  * </ul>
@@ -45,6 +53,10 @@ public final class ClusterMode implements AutoCloseable {
     static final String RULE_VERSION = "v1beta1";
     private static final Duration RULE_RESYNC = Duration.ofMinutes(10);
     private static final Duration KUBEMOD_RECHECK = Duration.ofMinutes(1);
+    /** The installer's validating webhook configuration, whose reach the leader keeps to the Reject rules. */
+    static final String VALIDATING_WEBHOOK = "remold-validating";
+    /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
+    private static final Duration SCOPE_RECHECK = Duration.ofSeconds(10);
 
     /** An informer and the handler it feeds, whose events never run concurrently with {@link #catchUp()}. */
     private record Watched(SharedIndexInformer<DynamicKubernetesObject> informer,
@@ -82,7 +94,7 @@ public final class ClusterMode implements AutoCloseable {
         }
     }
 
-    private final RuleSink sink;
+    private final RejectScope sink;
     private final ApiClient watchClient;
     private final ApiClient requestClient;
     private final ClusterCache cache;
@@ -96,10 +108,12 @@ public final class ClusterMode implements AutoCloseable {
     private final List<RuleSource> ruleSources = new CopyOnWriteArrayList<>();
     private volatile boolean synced;
     private volatile boolean kubeModProbeReported;
+    private final AtomicBoolean scopeQueued = new AtomicBoolean();
+    private volatile int scopeReported;
     private volatile boolean closed;
 
     private ClusterMode(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
-        this.sink = sink;
+        this.sink = new RejectScope(sink, config.systemNamespace(), this::queueScope);
         this.watchClient = watchClient;
         this.requestClient = requestClient;
         this.cache = new ClusterCache(config.kubemodCompat());
@@ -109,7 +123,10 @@ public final class ClusterMode implements AutoCloseable {
         this.injector = new NodeRefInjector(requestClient,
                 (delay, task) -> bindingQueue.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),
                 config.kubemodCompat());
-        this.leadership = new Leadership(requestClient, config, this::writePendingStatus);
+        this.leadership = new Leadership(requestClient, config, () -> {
+            writePendingStatus();
+            queueScope();
+        });
     }
 
     /**
@@ -168,6 +185,8 @@ public final class ClusterMode implements AutoCloseable {
         watch("", "v1", "nodes", cache.nodeHandler(), 0);
         watchRules(REMOLD_GROUP);
         leadership.start();
+        background.scheduleWithFixedDelay(this::queueScope, SCOPE_RECHECK.toSeconds(), SCOPE_RECHECK.toSeconds(),
+                TimeUnit.SECONDS);
         Thread.ofPlatform().daemon().name("remold-cluster-sync").start(() -> {
             // Discovery is an API call: done here, not in start(), and before waiting so that "synced" covers it.
             discoverKubeModRules();
@@ -263,6 +282,55 @@ public final class ClusterMode implements AutoCloseable {
 
     private void writePendingStatus() {
         ruleSources.forEach(source -> background.execute(source::writePending));
+    }
+
+    /**
+     * Has the leader bring the validating webhook's reach to the Reject rules (see {@link RejectScope}), once the
+     * rules have synced: before that an empty rule set would narrow it to nothing. Several changes queue one write.
+     */
+    private void queueScope() {
+        if (!synced || closed || !leadership.isLeader() || !scopeQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            background.execute(() -> {
+                scopeQueued.set(false);
+                writeScope();
+            });
+        } catch (RejectedExecutionException e) {
+            scopeQueued.set(false); // closing
+        }
+    }
+
+    private void writeScope() {
+        var api = new AdmissionregistrationV1Api(requestClient);
+        try {
+            V1ValidatingWebhookConfiguration current = api.readValidatingWebhookConfiguration(VALIDATING_WEBHOOK)
+                    .execute();
+            SortedSet<String> namespaces = sink.namespaces();
+            JsonArray patch = RejectScope.patch(current, namespaces);
+            if (patch.isEmpty()) {
+                return;
+            }
+            PatchUtils.patch(V1ValidatingWebhookConfiguration.class, () -> api.patchValidatingWebhookConfiguration(
+                    VALIDATING_WEBHOOK, new V1Patch(patch.toString())).buildCall(null),
+                    V1Patch.PATCH_FORMAT_JSON_PATCH, requestClient);
+            LOG.log(System.Logger.Level.INFO, "validating webhook {0} now reaches {1}", VALIDATING_WEBHOOK,
+                    namespaces == null ? "every object (a Reject rule applies cluster-wide)"
+                            : namespaces.isEmpty() ? "nothing (no Reject rule)" : "the namespaces " + namespaces);
+        } catch (ApiException e) {
+            if (e.getCode() == 409 || e.getCode() == 422) {
+                queueScope(); // changed since it was read: read again
+            } else if (scopeReported != e.getCode()) {
+                scopeReported = e.getCode();
+                LOG.log(e.getCode() == 404 ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+                        "cannot keep the reach of validating webhook {0} to the Reject rules: HTTP {1}",
+                        VALIDATING_WEBHOOK, e.getCode());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot keep the reach of validating webhook {0}: {1}",
+                    VALIDATING_WEBHOOK, e.toString());
+        }
     }
 
     private static ApiClient client(ClusterModeConfig config) throws IOException {

@@ -1,0 +1,619 @@
+package io.remold.e2e;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+
+/**
+ * Remold as users run it, on a kind cluster: the image built from the repository's Dockerfile and loaded with
+ * {@code kind load}, the installer's bundle applied with kubectl, real controllers, scheduler and kubelet. The
+ * scenarios share one cluster and one install, in order; their numbers are printed (lines starting "KIND") and
+ * written to target/kind/results.md for BENCHMARKS.md.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(KindIT.StopAtFirstFailure.class)
+class KindIT {
+    static final String SYSTEM = "remold-system";
+    /** Rules on ConfigMaps: the admission stream's namespace. */
+    static final String LOAD = "kind-load";
+    /** Rules on Pods: workloads, rejections, node references. */
+    static final String SHOP = "kind-shop";
+    /** Only a Patch rule: what stays writable, unmutated, when Remold is down. */
+    static final String OPEN = "kind-open";
+    static final String UPGRADE_TAG = Kind.TAG + "-upgrade";
+    static final Duration STREAM = Duration.ofSeconds(60);
+    static final int RATE = 20;
+
+    /** Each scenario builds on the cluster the previous ones left: after a failure the rest would only add noise. */
+    static final class StopAtFirstFailure implements TestWatcher, ExecutionCondition {
+        private static volatile String failed;
+
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            failed = context.getDisplayName();
+        }
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            return failed == null || context.getTestMethod().isEmpty() ? ConditionEvaluationResult.enabled("")
+                    : ConditionEvaluationResult.disabled("skipped: scenario " + failed + " failed");
+        }
+    }
+
+    private final List<String> results = new ArrayList<>();
+    private Path installed;
+
+    @BeforeAll
+    void freshCluster() {
+        var leftover = Kind.kubectl("get", "namespace", SYSTEM).run();
+        assertThat("a previous install is still there: e2e/kind/cluster.sh down, then run again", leftover.ok(),
+                is(false));
+    }
+
+    @AfterAll
+    void writeResults() throws IOException {
+        Files.createDirectories(Kind.STATE);
+        Files.writeString(Kind.STATE.resolve("results.md"), String.join("\n", results) + "\n");
+    }
+
+    private void record(String line) {
+        System.out.println("KIND " + line);
+        results.add(line);
+    }
+
+    // ---- 1. cold install ----
+
+    @Test
+    @Order(1)
+    void coldInstallFromTheBundleAdmitsTheFirstMutationAndReportsRulesReady() {
+        installed = Kind.bundle("install", Kind.imageFlags(Kind.TAG));
+        long t0 = System.nanoTime();
+        Kind.kubectl("apply", "-f", installed.toString()).run().orFail();
+        Kind.kubectl("wait", "--for=condition=Established", "crd/modrules.remold.io", "--timeout=60s").run().orFail();
+        Kind.apply(loadRules());
+        var probe = new int[1];
+        Wait.until("the first ConfigMap mutated by Remold", Duration.ofMinutes(4), () -> {
+            String name = "probe-" + ++probe[0];
+            var create = Kind.kubectl("create", "configmap", name, "-n", LOAD, "-o",
+                    "jsonpath={.metadata.labels.remold\\.io/admitted}").run();
+            return create.ok() && create.stdout().equals("seen-" + name);
+        });
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        record(String.format(Locale.ROOT, "cold install: kubectl apply to first admitted mutation %.1f s (%d tries)",
+                seconds, probe[0]));
+
+        Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job", "-l", "app.kubernetes.io/part-of=remold",
+                "--timeout=120s").run().orFail();
+        for (String config : List.of("mutatingwebhookconfiguration/remold-mutating",
+                "validatingwebhookconfiguration/remold-validating")) {
+            String bundle = Kind.kubectl("get", config, "-o", "jsonpath={.webhooks[*].clientConfig.caBundle}").run()
+                    .orFail().stdout();
+            assertThat(config + " has the CA that certgen made", bundle.length(), greaterThan(100));
+        }
+        Kind.kubectl("-n", SYSTEM, "rollout", "status", "deployment/remold-server", "--timeout=180s").run().orFail();
+        assertThat(jsonpath("deployment/remold-server", SYSTEM, "{.status.readyReplicas}"), is("2"));
+        assertThat(jsonpath("pdb/remold-server", SYSTEM, "{.status.currentHealthy}"), is("2"));
+        waitReady(LOAD, "mark-admitted", "reject-forbidden");
+        String table = Kind.kubectl("get", "modrules", "-A").run().orFail().stdout();
+        assertThat(table, containsString("READY"));
+        for (String line : table.lines().skip(1).toList()) {
+            assertThat(line, containsString("True"));
+        }
+        var rejected = Kind.kubectl("create", "configmap", "bad", "-n", LOAD).run();
+        assertThat(rejected.ok(), is(true));
+        var labelled = Kind.kubectl("label", "configmap", "bad", "-n", LOAD, "forbidden=yes").run();
+        assertThat(labelled.toString(), labelled.ok(), is(false));
+        assertThat(labelled.stderr(), containsString("ConfigMap bad is labelled forbidden"));
+    }
+
+    static String loadRules() {
+        return """
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: %s}
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: mark-admitted, namespace: %s}
+                spec:
+                  type: Patch
+                  match:
+                    - select: '$.kind'
+                      matchValue: ConfigMap
+                  patch:
+                    - op: add
+                      path: /metadata/labels/remold.io~1admitted
+                      value: 'seen-{{Target.metadata.name}}'
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: reject-forbidden, namespace: %s}
+                spec:
+                  type: Reject
+                  match:
+                    - select: '$.kind'
+                      matchValue: ConfigMap
+                    - select: '$.metadata.labels.forbidden'
+                  rejectMessage: 'ConfigMap {{Target.metadata.name}} is labelled forbidden'
+                """.formatted(LOAD, LOAD, LOAD);
+    }
+
+    // ---- 2. real workloads ----
+
+    @Test
+    @Order(2)
+    void podsThatControllersCreateRunWithTheRulesMutationsAndARejectRuleRefusesThroughKubectl() {
+        Kind.apply(shopRules());
+        waitReady(SHOP, "mirror-and-harden", "reject-forbidden-tier");
+        Kind.apply("""
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: web, namespace: %s}
+                spec:
+                  replicas: 2
+                  selector: {matchLabels: {app: web}}
+                  template:
+                    metadata: {labels: {app: web}}
+                    spec:
+                      containers:
+                        - name: web
+                          image: registry.invalid/shop/web:1.0
+                          args: ["serve", "--port", "8080"]
+                """.formatted(SHOP));
+        // The image in the template cannot be pulled anywhere: the pods run only because Remold rewrote it.
+        Kind.kubectl("-n", SHOP, "rollout", "status", "deployment/web", "--timeout=180s").run().orFail();
+        String pods = Kind.kubectl("get", "pods", "-n", SHOP, "-l", "app=web", "-o",
+                "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.spec.containers[0].image} "
+                        + "{.metadata.labels.remold\\.io/hardened} "
+                        + "{.spec.containers[0].securityContext.allowPrivilegeEscalation} "
+                        + "{.spec.containers[0].securityContext.runAsNonRoot}{\"\\n\"}{end}").run().orFail().stdout();
+        List<String> lines = pods.lines().toList();
+        assertThat(pods, lines.size(), is(2));
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            assertThat(line, Arrays.asList(f).subList(1, 6),
+                    is(List.of("Running", Kind.IMAGE + ":" + Kind.TAG, "hardened", "false", "true")));
+        }
+        assertThat("the Deployment itself is left as written",
+                jsonpath("deployment/web", SHOP, "{.spec.template.spec.containers[0].image}"),
+                is("registry.invalid/shop/web:1.0"));
+
+        var rogue = Kind.kubectl("run", "rogue", "-n", SHOP, "--image=registry.invalid/shop/web:1.0",
+                "--labels=tier=forbidden").run();
+        assertThat(rogue.toString(), rogue.ok(), is(false));
+        assertThat(rogue.stderr(), containsString("admission webhook \"validate.remold.io\" denied the request"));
+        assertThat(rogue.stderr(), containsString("pod rogue may not run in kind-shop: tier forbidden"));
+        assertThat(Kind.kubectl("get", "pod", "rogue", "-n", SHOP).run().ok(), is(false));
+    }
+
+    static String shopRules() {
+        return """
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: %1$s}
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: mirror-and-harden, namespace: %1$s}
+                spec:
+                  type: Patch
+                  match:
+                    - select: '$.kind'
+                      matchValue: Pod
+                  patch:
+                    - op: replace
+                      select: '$.spec.containers[? @.image == "registry.invalid/shop/web:1.0"].image'
+                      path: /spec/containers/#0/image
+                      value: '%2$s'
+                    - op: add
+                      path: /metadata/labels/remold.io~1hardened
+                      value: hardened
+                    - op: add
+                      select: '$.spec.containers[*]'
+                      path: /spec/containers/#0/securityContext
+                      value: |
+                        allowPrivilegeEscalation: false
+                        runAsNonRoot: true
+                        capabilities: {drop: [ALL]}
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: reject-forbidden-tier, namespace: %1$s}
+                spec:
+                  type: Reject
+                  match:
+                    - select: '$.kind'
+                      matchValue: Pod
+                    - select: '$.metadata.labels.tier'
+                      matchValue: forbidden
+                  rejectMessage: 'pod {{Target.metadata.name}} may not run in {{Namespace}}: tier forbidden'
+                """.formatted(SHOP, Kind.IMAGE + ":" + Kind.TAG);
+    }
+
+    // ---- 3. node references with the real scheduler ----
+
+    @Test
+    @Order(3)
+    void aScheduledPodGetsItsNodeAndARuleCopiesTheNodesZoneLabel() {
+        String node = Kind.kubectl("get", "nodes", "-o", "jsonpath={.items[0].metadata.name}").run().orFail().stdout();
+        Kind.kubectl("label", "node", node, "topology.kubernetes.io/zone=kind-zone-a", "--overwrite").run().orFail();
+        Kind.apply("""
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: zone-from-node, namespace: %s}
+                spec:
+                  type: Patch
+                  admissionOperations: [UPDATE]
+                  match:
+                    - select: '$.kind'
+                      matchValue: Pod
+                    - select: '$.syntheticRefs.node.metadata.labels'
+                  patch:
+                    - op: add
+                      path: /metadata/labels/zone
+                      value: '{{Target.syntheticRefs.node.metadata.labels["topology.kubernetes.io/zone"]}}'
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: zoned
+                  namespace: %s
+                  annotations: {ref.remold.io/inject-node-ref: "true"}
+                spec:
+                  containers:
+                    - name: web
+                      image: registry.invalid/shop/web:1.0
+                      args: ["serve", "--port", "8080"]
+                """.formatted(SHOP, SHOP));
+        Wait.until("pod zoned bound, annotated with its node and labelled with the node's zone", Duration.ofSeconds(90),
+                () -> (node + " kind-zone-a").equals(Kind.kubectl("get", "pod", "zoned", "-n", SHOP, "-o",
+                        "jsonpath={.metadata.annotations.ref\\.remold\\.io/nodename} {.metadata.labels.zone}")
+                        .run().stdout()));
+        assertThat(jsonpath("pod/zoned", SHOP, "{.spec.nodeName}"), is(node));
+        Kind.kubectl("wait", "--for=condition=Ready", "pod/zoned", "-n", SHOP, "--timeout=120s").run().orFail();
+    }
+
+    // ---- 4. leader election ----
+
+    @Test
+    @Order(4)
+    void onlyTheLeaderWritesStatusAndTheOtherTakesOverWithinTheLeaseWithoutFlapping() {
+        String leader = leaderPod();
+        List<String> servers = serverPods();
+        assertThat(servers.size(), is(2));
+        String follower = servers.stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+        Kind.apply("""
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: leader-probe, namespace: %s}
+                spec:
+                  type: Patch
+                  match:
+                    - select: '$.kind'
+                      matchValue: Secret
+                  patch:
+                    - op: add
+                      path: /metadata/labels/probe
+                      value: probe
+                """.formatted(SHOP));
+        waitReady(SHOP, "leader-probe");
+        assertThat(logs(leader), containsString("status of " + SHOP + "/leader-probe"));
+        assertThat("the follower writes no status", logs(follower), not(containsString("status of ")));
+
+        String before = ruleVersions();
+        long t0 = System.nanoTime();
+        Kind.kubectl("delete", "pod", leader, "-n", SYSTEM, "--wait=false").run().orFail();
+        Wait.until("another replica holding the Lease", Duration.ofSeconds(30), () -> {
+            String holder = holderIdentity();
+            return !holder.isEmpty() && !holder.startsWith(leader + "_");
+        });
+        double takeover = (System.nanoTime() - t0) / 1e9;
+        String lease = jsonpath("lease/remold-leader", SYSTEM, "{.spec.leaseDurationSeconds}");
+        record(String.format(Locale.ROOT, "leader election: the other replica held the Lease %.1f s after the "
+                + "leader's pod was deleted (lease %s s)", takeover, lease));
+        assertThat(takeover, lessThanOrEqualTo(Double.parseDouble(lease)));
+        Kind.kubectl("-n", SYSTEM, "rollout", "status", "deployment/remold-server", "--timeout=180s").run().orFail();
+        sleep(Duration.ofSeconds(10));
+        assertThat("no rule's status was rewritten across the change of leader", ruleVersions(), is(before));
+        Kind.kubectl("delete", "modrule", "leader-probe", "-n", SHOP).run().orFail();
+    }
+
+    // ---- 5. availability ----
+
+    @Test
+    @Order(5)
+    void noAdmissionFailsWhileTheOperatorRestarts() throws Exception {
+        stream("rollout-restart", () -> {
+            Kind.kubectl("-n", SYSTEM, "rollout", "restart", "deployment/remold-server").run().orFail();
+            rolledOut();
+        });
+    }
+
+    @Test
+    @Order(6)
+    void noAdmissionFailsWhileAReplicaPodIsDeleted() throws Exception {
+        stream("pod-deleted", () -> {
+            Kind.kubectl("-n", SYSTEM, "delete", "pod", serverPods().get(0)).run().orFail();
+            rolledOut();
+        });
+    }
+
+    @Test
+    @Order(7)
+    void noAdmissionFailsWhileCertgenRotatesTheCertificate() throws Exception {
+        String before = jsonpath("secret/remold-tls", SYSTEM, "{.data.tls\\.crt}");
+        List<String> servers = serverPods();
+        stream("certificate-rotated", () -> {
+            // What an operator runs to rotate now: the CronJob's job, renewing whatever the expiry.
+            String job = Kind.kubectl("-n", SYSTEM, "create", "job", "rotate-now", "--from=cronjob/remold-certgen",
+                    "--dry-run=client", "-o", "yaml").run().orFail().stdout()
+                    .replace("- --validating-webhook=remold-validating",
+                            "- --validating-webhook=remold-validating\n        - --renew-before=3650d");
+            assertThat(job, containsString("--renew-before=3650d"));
+            Kind.apply(job);
+            Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job/rotate-now", "--timeout=120s").run()
+                    .orFail();
+            // The kubelet refreshes the Secret's volume within about a minute; each server reloads the files.
+            Wait.until("both servers reloading the new certificate", Duration.ofMinutes(3),
+                    () -> servers.stream().allMatch(p -> logs(p).contains("TLS certificate reloaded")));
+        });
+        assertThat("certgen wrote a new certificate", jsonpath("secret/remold-tls", SYSTEM, "{.data.tls\\.crt}"),
+                not(before));
+        Kind.kubectl("-n", SYSTEM, "delete", "job", "rotate-now").run().orFail();
+    }
+
+    // ---- 6. upgrade ----
+
+    @Test
+    @Order(8)
+    void applyingTheBundleOfANewBuildOverTheInstallFailsNoAdmission() throws Exception {
+        Kind.loadTag(UPGRADE_TAG);
+        Path upgrade = Kind.bundle("upgrade", Kind.imageFlags(UPGRADE_TAG));
+        stream("upgrade", () -> {
+            Kind.kubectl("apply", "-f", upgrade.toString()).run().orFail();
+            rolledOut();
+            Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job", "-l",
+                    "app.kubernetes.io/part-of=remold", "--timeout=120s").run().orFail();
+        });
+        assertThat(jsonpath("deployment/remold-server", SYSTEM, "{.spec.template.spec.containers[0].image}"),
+                is(Kind.IMAGE + ":" + UPGRADE_TAG));
+        installed = upgrade;
+    }
+
+    // ---- 7. KubeMod migration ----
+
+    @Test
+    @Order(9)
+    void kubemodsOwnSampleRulesWorkUnchangedOnRealPods() {
+        Path compat = Kind.bundle("kubemod-compat", concat(Kind.imageFlags(UPGRADE_TAG), "--kubemod-compat"));
+        Kind.kubectl("apply", "-f", compat.toString()).run().orFail();
+        rolledOut();
+        installed = compat;
+        Kind.kubectl("wait", "--for=condition=Established", "crd/modrules.api.kubemod.io", "--timeout=60s").run()
+                .orFail();
+        Path samples = Kind.REPO.resolve("../shared/conformance/kubemod/samples").normalize();
+        Kind.kubectl("create", "namespace", "kubemod-system").run().orFail();
+        Kind.kubectl("apply", "-n", "default", "-f", samples.resolve("modrules").toString()).run().orFail();
+        for (String rule : List.of("patch-my-namespace-pod", "patch-clusterrole", "reject-namespace-deletion",
+                "patch-istio-namespace", "patch-pod-with-node-annotations")) {
+            waitReadyKubemod("kubemod-system", rule);
+        }
+        for (String rule : List.of("modrule-1", "modrule-2", "reject-malicious-services")) {
+            waitReadyKubemod("default", rule);
+        }
+        Kind.kubectl("apply", "-n", "default", "-f", samples.resolve("stack").toString()).run().orFail();
+
+        // modrule-4, modrule-5: the namespace and the cluster role as stored
+        assertThat(jsonpath("namespace/my-namespace", null, "{.metadata.labels.istio\\.io/rev}"), is("canary"));
+        assertThat(jsonpath("clusterrole/my-clusterrole", null, "{.metadata.labels.color}"), is("blue"));
+        // modrule-1 on the Deployment in default; its pods, made by the ReplicaSet controller, carry the result
+        assertThat(jsonpath("deployment/nginx", "default", "{.metadata.labels.color} "
+                + "{.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort} "
+                + "{.spec.template.spec.containers[1].name}"), is("whatever bitnami/nginx:1.14.2 8080 injected"));
+        String node = Kind.kubectl("get", "nodes", "-o", "jsonpath={.items[0].metadata.annotations.node\\.alpha"
+                + "\\.kubernetes\\.io/ttl}").run().orFail().stdout();
+        Wait.until("a default/nginx pod scheduled and given its node's ttl annotation (modrule-8)",
+                Duration.ofSeconds(90), () -> Kind.kubectl("get", "pods", "-n", "default", "-l", "app=nginx", "-o",
+                        "jsonpath={.items[0].spec.containers[1].name} {.items[0].metadata.annotations.node\\.alpha"
+                                + "\\.kubernetes\\.io/ttl}").run().stdout().equals("injected " + node));
+        // modrule-6: pods in a namespace labelled color=blue take its flavor label
+        Wait.until("my-namespace/nginx pods labelled flavor=orange (modrule-6)", Duration.ofSeconds(60),
+                () -> Kind.kubectl("get", "pods", "-n", "my-namespace", "-l", "app=nginx", "-o",
+                        "jsonpath={.items[*].metadata.labels.flavor}").run().stdout().equals("orange"));
+        // modrule-3: a Service with an external IP outside 123.12.34.* is refused
+        var service = Kind.kubectl("create", "service", "clusterip", "evil", "-n", "default", "--tcp=80:80",
+                "--dry-run=client", "-o", "yaml").run().orFail().stdout().replace("spec:\n",
+                "spec:\n  externalIPs: [\"10.1.2.3\"]\n");
+        var refused = Kind.kubectl("apply", "-f", "-").withInput(service).run();
+        assertThat(refused.toString(), refused.ok(), is(false));
+        assertThat(refused.stderr(), containsString("One or more of the following external IPs are not allowed"));
+        // modrule-7: deleting a protected namespace is refused
+        Kind.kubectl("create", "namespace", "kind-protected").run().orFail();
+        Kind.kubectl("label", "namespace", "kind-protected", "protected=yes").run().orFail();
+        var delete = Kind.kubectl("delete", "namespace", "kind-protected").run();
+        assertThat(delete.toString(), delete.ok(), is(false));
+        assertThat(delete.stderr(), containsString("deletion of protected namespaces is not allowed"));
+
+        Kind.kubectl("label", "namespace", "kind-protected", "protected-").run().orFail();
+        Kind.kubectl("delete", "-n", "default", "-f", samples.resolve("stack").toString(), "--wait=false").run();
+        Kind.kubectl("delete", "-n", "default", "-f", samples.resolve("modrules").toString()).run().orFail();
+        Kind.kubectl("delete", "namespace", "kind-protected", "kubemod-system", "--wait=false").run().orFail();
+    }
+
+    // ---- 8. lockout safety and uninstall ----
+
+    @Test
+    @Order(10)
+    void withTheOperatorDownTheClusterStaysWritableExceptWhatRejectRulesGuardAndUninstallLeavesNothing() {
+        Kind.apply("""
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: %1$s}
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: label-configmaps, namespace: %1$s}
+                spec:
+                  type: Patch
+                  match:
+                    - select: '$.kind'
+                      matchValue: ConfigMap
+                  patch:
+                    - op: add
+                      path: /metadata/annotations/remold.io~1seen
+                      value: 'yes-{{Target.metadata.name}}'
+                """.formatted(OPEN));
+        waitReady(OPEN, "label-configmaps");
+        assertThat("Remold up: the Patch rule applies", Kind.kubectl("create", "configmap", "up", "-n", OPEN, "-o",
+                "jsonpath={.metadata.annotations.remold\\.io/seen}").run().orFail().stdout(), is("yes-up"));
+
+        Kind.kubectl("-n", SYSTEM, "scale", "deployment/remold-server", "--replicas=0").run().orFail();
+        Kind.kubectl("-n", SYSTEM, "wait", "--for=delete", "pod", "-l", "app.kubernetes.io/component=server",
+                "--timeout=120s").run().orFail();
+        for (String namespace : List.of("kube-system", SYSTEM)) {
+            Kind.kubectl("create", "configmap", "lockout-probe", "-n", namespace).run().orFail();
+            Kind.kubectl("delete", "configmap", "lockout-probe", "-n", namespace).run().orFail();
+        }
+        assertThat("Patch rules fail open: created, unmutated", Kind.kubectl("create", "configmap", "down", "-n",
+                OPEN, "-o", "jsonpath={.metadata.annotations}").run().orFail().stdout(), is(""));
+        Kind.kubectl("create", "clusterrole", "lockout-probe", "--verb=get", "--resource=pods").run().orFail();
+        Kind.kubectl("delete", "clusterrole", "lockout-probe").run().orFail();
+        var guarded = Kind.kubectl("create", "configmap", "down", "-n", LOAD).run();
+        assertThat("Reject rules fail closed where they apply", guarded.ok(), is(false));
+        assertThat(guarded.stderr(), containsString("validate.remold.io"));
+
+        Kind.kubectl("delete", "-f", installed.toString(), "--ignore-not-found", "--wait=true", "--timeout=180s").run()
+                .orFail();
+        assertThat(Kind.kubectl("get", "mutatingwebhookconfigurations,validatingwebhookconfigurations", "-o",
+                "name").run().orFail().stdout(), not(containsString("remold")));
+        Kind.kubectl("create", "configmap", "after-uninstall", "-n", LOAD).run().orFail();
+        Kind.kubectl("create", "namespace", "kind-after-uninstall").run().orFail();
+        Kind.kubectl("delete", "namespace", "kind-after-uninstall", "--wait=false").run().orFail();
+    }
+
+    // ---- helpers ----
+
+    private void stream(String name, AdmissionStream.Disruption disruption) throws Exception {
+        var before = ApiServerMetrics.scrape();
+        AdmissionStream.Result result = AdmissionStream.run(name, LOAD, RATE, STREAM, disruption);
+        var after = ApiServerMetrics.scrape();
+        var mutate = after.webhookLatency(before, "mutate.remold.io");
+        var validate = after.webhookLatency(before, "validate.remold.io");
+        double failOpen = after.delta(before, "apiserver_admission_webhook_fail_open_count", "mutate.remold.io");
+        double callErrors = after.delta(before, "apiserver_admission_webhook_rejection_count",
+                "error_type=\"calling_webhook_error\"");
+        record(String.format(Locale.ROOT, "%s: %d creates in %d s at %d/s, %d failed; API server webhook latency "
+                        + "mutate p50 %.1f ms p99 %.1f ms (%d calls), validate p50 %.1f ms p99 %.1f ms (%d calls); "
+                        + "fail-open %d, calling errors %d; client create latency p50 %.1f ms p99 %.1f ms",
+                name, result.attempted(), result.length().toSeconds(), RATE, result.failures().size(),
+                mutate.quantile(0.5) * 1000, mutate.quantile(0.99) * 1000, (long) mutate.count(),
+                validate.quantile(0.5) * 1000, validate.quantile(0.99) * 1000, (long) validate.count(),
+                (long) failOpen, (long) callErrors, result.percentileMicros(0.5) / 1000.0,
+                result.percentileMicros(0.99) / 1000.0));
+        System.out.println("KIND " + name + " mutate buckets " + mutate.describe());
+        assertThat(name + ": failed admissions", result.failures(), is(empty()));
+        assertThat(name + ": webhook calls that failed open", failOpen, is(0.0));
+        assertThat(name + ": webhook calls that failed", callErrors, is(0.0));
+        assertThat(name + ": the API server measured every create", (long) mutate.count(),
+                is((long) result.attempted()));
+        Kind.kubectl("delete", "configmaps", "-n", LOAD, "-l", "stream=" + name, "--wait=false").run().orFail();
+    }
+
+    private static void rolledOut() {
+        Kind.kubectl("-n", SYSTEM, "rollout", "status", "deployment/remold-server", "--timeout=180s").run().orFail();
+    }
+
+    private static String jsonpath(String object, String namespace, String path) {
+        var argv = new ArrayList<>(List.of("get", object, "-o", "jsonpath=" + path));
+        if (namespace != null) {
+            argv.addAll(List.of("-n", namespace));
+        }
+        return Kind.kubectl(argv.toArray(String[]::new)).run().orFail().stdout();
+    }
+
+    private static void waitReady(String namespace, String... rules) {
+        for (String rule : rules) {
+            Kind.kubectl("wait", "--for=condition=Ready=True", "modrules.remold.io/" + rule, "-n", namespace,
+                    "--timeout=60s").run().orFail();
+        }
+    }
+
+    private static void waitReadyKubemod(String namespace, String rule) {
+        Kind.kubectl("wait", "--for=condition=Ready=True", "modrules.api.kubemod.io/" + rule, "-n", namespace,
+                "--timeout=60s").run().orFail();
+    }
+
+    private static List<String> serverPods() {
+        return List.of(Kind.kubectl("get", "pods", "-n", SYSTEM, "-l", "app.kubernetes.io/component=server",
+                "--field-selector=status.phase=Running", "-o", "jsonpath={.items[*].metadata.name}").run().orFail()
+                .stdout().split(" "));
+    }
+
+    private static String holderIdentity() {
+        return Kind.kubectl("get", "lease", "remold-leader", "-n", SYSTEM, "-o",
+                "jsonpath={.spec.holderIdentity}").run().stdout();
+    }
+
+    /** The pod whose name starts the Lease holder's identity (host name, then a random suffix). */
+    private static String leaderPod() {
+        String holder = holderIdentity();
+        assertThat(holder, startsWith("remold-server-"));
+        return holder.substring(0, holder.lastIndexOf('_'));
+    }
+
+    private static String logs(String pod) {
+        return Kind.kubectl("logs", pod, "-n", SYSTEM).run().orFail().stdout();
+    }
+
+    /** Every ModRule's resourceVersion: a status write changes it. */
+    private static String ruleVersions() {
+        return Kind.kubectl("get", "modrules.remold.io", "-A", "-o",
+                "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}={.metadata.resourceVersion} {end}")
+                .run().orFail().stdout();
+    }
+
+    private static String[] concat(String[] flags, String... more) {
+        var all = new ArrayList<>(List.of(flags));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UncheckedIOException(new IOException("interrupted", e));
+        }
+    }
+}
