@@ -22,7 +22,12 @@ record ApiServerMetrics(Map<String, Double> series) {
                 continue;
             }
             int space = line.lastIndexOf(' ');
-            series.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+            String value = line.substring(space + 1);
+            series.put(line.substring(0, space), switch (value) {
+                case "+Inf" -> Double.POSITIVE_INFINITY;
+                case "-Inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.parseDouble(value); // NaN parses as it is
+            });
         }
         return new ApiServerMetrics(series);
     }

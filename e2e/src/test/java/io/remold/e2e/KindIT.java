@@ -100,7 +100,9 @@ class KindIT {
         long t0 = System.nanoTime();
         Kind.kubectl("apply", "-f", installed.toString()).run().orFail();
         Kind.kubectl("wait", "--for=condition=Established", "crd/modrules.remold.io", "--timeout=60s").run().orFail();
-        Kind.apply(loadRules());
+        // ModRules are validated by the server (failurePolicy Fail): they are accepted once a replica serves.
+        Wait.until("the ModRules accepted", Duration.ofMinutes(4),
+                () -> Kind.kubectl("apply", "-f", "-").withInput(loadRules()).run().ok());
         var probe = new int[1];
         Wait.until("the first ConfigMap mutated by Remold", Duration.ofMinutes(4), () -> {
             String name = "probe-" + ++probe[0];
@@ -327,7 +329,7 @@ class KindIT {
                       value: probe
                 """.formatted(SHOP));
         waitReady(SHOP, "leader-probe");
-        assertThat(logs(leader), containsString("status of " + SHOP + "/leader-probe"));
+        assertThat(logs(leader), containsString("status of remold.io/v1beta1/" + SHOP + "/leader-probe"));
         assertThat("the follower writes no status", logs(follower), not(containsString("status of ")));
 
         String before = ruleVersions();
