@@ -106,7 +106,10 @@ final class Certgen {
         }
     }
 
-    /** Why the Secret's certificate must be replaced, or null when it is good for longer than renew-before. */
+    /**
+     * Why the Secret's certificate must be replaced, or null when it is good for longer than renew-before and no
+     * renewal was asked for.
+     */
     private String renewalReason(Map<String, byte[]> data, Instant now) {
         if (data.isEmpty()) {
             return "no certificate yet";
@@ -134,7 +137,7 @@ final class Certgen {
         if (!now.plus(options.renewBefore()).isBefore(notAfter)) {
             return "the certificate expires " + notAfter + ", within " + options.renewBefore();
         }
-        return null;
+        return options.renewNow() ? "renewal requested (--renew-now)" : null;
     }
 
     private static Instant servingNotAfter(Map<String, byte[]> data) {

@@ -18,6 +18,7 @@ record CertgenOptions(
         String validatingWebhook,
         Duration validity,
         Duration renewBefore,
+        boolean renewNow,
         String kubeconfig,
         boolean help) {
 
@@ -34,6 +35,8 @@ record CertgenOptions(
               --validating-webhook NAME   ValidatingWebhookConfiguration (default remold-validating)
               --validity DURATION         lifetime of new certificates, e.g. 365d, 8760h (default 365d)
               --renew-before DURATION     renew when less than this is left (default 30d)
+              --renew-now                 renew a current certificate too (a rotation that fails no request:
+                                          the previous CA stays trusted until the servers have reloaded)
               --kubeconfig FILE           kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
               --help                      this text
             Exit codes: 0 done, 1 the API server refused or failed, 2 invalid options.
@@ -46,7 +49,7 @@ record CertgenOptions(
         String namespace = "remold-system", secret = "remold-tls", service = "remold", mutating = "remold-mutating",
                 validating = "remold-validating", kubeconfig = null;
         Duration validity = Duration.ofDays(365), renewBefore = Duration.ofDays(30);
-        boolean help = false;
+        boolean help = false, renewNow = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -58,6 +61,10 @@ record CertgenOptions(
             }
             if (name.equals("--help") || name.equals("-h")) {
                 help = true;
+                continue;
+            }
+            if (arg.equals("--renew-now")) {
+                renewNow = true;
                 continue;
             }
             if (!List.of("--namespace", "--secret", "--service", "--mutating-webhook", "--validating-webhook",
@@ -86,8 +93,8 @@ record CertgenOptions(
             throw new UsageException("--renew-before (" + renewBefore + ") must be shorter than --validity ("
                     + validity + "), or every run would renew");
         }
-        return new CertgenOptions(namespace, secret, service, mutating, validating, validity, renewBefore, kubeconfig,
-                help);
+        return new CertgenOptions(namespace, secret, service, mutating, validating, validity, renewBefore, renewNow,
+                kubeconfig, help);
     }
 
     /** The DNS names a client may use for the Service, shortest first. */

@@ -257,6 +257,23 @@ class CertgenTest {
     }
 
     @Test
+    void renewNowReplacesACurrentCertificateAndKeepsTheOldCaTrusted() {
+        assertThat(runMain().code(), is(0));
+        X509Certificate oldServing = Certificates.parseCertificates(secretData("tls.crt")).get(0);
+        X509Certificate oldCa = Certificates.parseCertificates(secretData("ca.crt")).get(0);
+
+        Result renewed = runMain("--renew-now");
+        assertThat(renewed.err(), renewed.code(), is(0));
+        assertThat(renewed.out(), containsString("renewal requested (--renew-now)"));
+        X509Certificate newServing = Certificates.parseCertificates(secretData("tls.crt")).get(0);
+        List<X509Certificate> trusted = Certificates.parseCertificates(secretData("ca.crt"));
+        assertThat(newServing, not(is(oldServing)));
+        assertThat(trusted, hasSize(2));
+        assertThat(trusted.get(1), is(oldCa));
+        assertThat(caBundleTexts(), everyItem(is(new String(secretData("ca.crt"), StandardCharsets.US_ASCII))));
+    }
+
+    @Test
     void aWebhookThatLostItsCaBundleIsPatchedAloneAndTheSecretIsKept() {
         assertThat(runMain().code(), is(0));
         String secretBefore = api.get(SECRET).toString();

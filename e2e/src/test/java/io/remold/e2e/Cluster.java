@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
@@ -29,17 +28,11 @@ final class Cluster {
     }
 
     private static String property(String name) {
-        String value = System.getProperty(name);
-        if (value == null) {
-            throw new IllegalStateException("system property " + name + " is not set: run with ./mvnw verify -Pe2e");
-        }
-        return value;
+        return Command.requiredProperty(name, "e2e");
     }
 
     static Command kubectl(String... args) {
-        var argv = new ArrayList<>(List.of("kubectl", "--kubeconfig", KUBECONFIG.toString()));
-        argv.addAll(List.of(args));
-        return new Command(argv, null);
+        return Command.kubectl(KUBECONFIG, args);
     }
 
     /** {@code kubectl apply -f -} with the given manifests; fails with kubectl's output if it refuses them. */

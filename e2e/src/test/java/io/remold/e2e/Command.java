@@ -36,6 +36,23 @@ record Command(List<String> argv, String stdin) {
         return new Command(List.of(argv), null);
     }
 
+    /** {@code kubectl --kubeconfig FILE args...}. */
+    static Command kubectl(Path kubeconfig, String... args) {
+        var argv = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+        argv.addAll(List.of(args));
+        return new Command(argv, null);
+    }
+
+    /** A system property that the Maven profile running the scenarios sets ({@code -Pe2e}, {@code -Pkind}). */
+    static String requiredProperty(String name, String profile) {
+        String value = System.getProperty(name);
+        if (value == null) {
+            throw new IllegalStateException("system property " + name + " is not set: run with ./mvnw verify -P"
+                    + profile);
+        }
+        return value;
+    }
+
     Command withInput(String text) {
         return new Command(argv, text);
     }

@@ -29,17 +29,11 @@ final class Kind {
     }
 
     private static String property(String name) {
-        String value = System.getProperty(name);
-        if (value == null) {
-            throw new IllegalStateException("system property " + name + " is not set: run with ./mvnw verify -Pkind");
-        }
-        return value;
+        return Command.requiredProperty(name, "kind");
     }
 
     static Command kubectl(String... args) {
-        var argv = new ArrayList<>(List.of("kubectl", "--kubeconfig", KUBECONFIG.toString()));
-        argv.addAll(List.of(args));
-        return new Command(argv, null);
+        return Command.kubectl(KUBECONFIG, args);
     }
 
     static Command.Result apply(String yaml) {

@@ -376,12 +376,12 @@ class KindIT {
         String before = jsonpath("secret/remold-tls", SYSTEM, "{.data.tls\\.crt}");
         List<String> servers = serverPods();
         stream("certificate-rotated", () -> {
-            // What an operator runs to rotate now: the CronJob's job, renewing whatever the expiry.
+            // What an operator runs to rotate now: the CronJob's job, told to renew the current certificate.
             String job = Kind.kubectl("-n", SYSTEM, "create", "job", "rotate-now", "--from=cronjob/remold-certgen",
                     "--dry-run=client", "-o", "yaml").run().orFail().stdout()
                     .replace("- --validating-webhook=remold-validating",
-                            "- --validating-webhook=remold-validating\n        - --renew-before=3650d");
-            assertThat(job, containsString("--renew-before=3650d"));
+                            "- --validating-webhook=remold-validating\n        - --renew-now");
+            assertThat(job, containsString("--renew-now"));
             Kind.apply(job);
             Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job/rotate-now", "--timeout=120s").run()
                     .orFail();
@@ -425,7 +425,7 @@ class KindIT {
                 .orFail();
         Path samples = Kind.REPO.resolve("../shared/conformance/kubemod/samples").normalize();
         Kind.kubectl("create", "namespace", "kubemod-system").run().orFail();
-        Kind.kubectl("apply", "-n", "default", "-f", samples.resolve("modrules").toString()).run().orFail();
+        Kind.kubectl("apply", "-f", samples.resolve("modrules").toString()).run().orFail();
         for (String rule : List.of("patch-my-namespace-pod", "patch-clusterrole", "reject-namespace-deletion",
                 "patch-istio-namespace", "patch-pod-with-node-annotations")) {
             waitReadyKubemod("kubemod-system", rule);
@@ -433,7 +433,7 @@ class KindIT {
         for (String rule : List.of("modrule-1", "modrule-2", "reject-malicious-services")) {
             waitReadyKubemod("default", rule);
         }
-        Kind.kubectl("apply", "-n", "default", "-f", samples.resolve("stack").toString()).run().orFail();
+        Kind.kubectl("apply", "-f", samples.resolve("stack").toString()).run().orFail();
 
         // modrule-4, modrule-5: the namespace and the cluster role as stored
         assertThat(jsonpath("namespace/my-namespace", null, "{.metadata.labels.istio\\.io/rev}"), is("canary"));
@@ -467,8 +467,8 @@ class KindIT {
         assertThat(delete.stderr(), containsString("deletion of protected namespaces is not allowed"));
 
         Kind.kubectl("label", "namespace", "kind-protected", "protected-").run().orFail();
-        Kind.kubectl("delete", "-n", "default", "-f", samples.resolve("stack").toString(), "--wait=false").run();
-        Kind.kubectl("delete", "-n", "default", "-f", samples.resolve("modrules").toString()).run().orFail();
+        Kind.kubectl("delete", "-f", samples.resolve("stack").toString(), "--wait=false").run();
+        Kind.kubectl("delete", "-f", samples.resolve("modrules").toString()).run().orFail();
         Kind.kubectl("delete", "namespace", "kind-protected", "kubemod-system", "--wait=false").run().orFail();
     }
 
@@ -499,6 +499,12 @@ class KindIT {
         assertThat("Remold up: the Patch rule applies", Kind.kubectl("create", "configmap", "up", "-n", OPEN, "-o",
                 "jsonpath={.metadata.annotations.remold\\.io/seen}").run().orFail().stdout(), is("yes-up"));
 
+        // The leader has narrowed the Reject webhook to the namespaces with Reject rules (docs/install.md).
+        Wait.until("the Reject webhook reaching kind-load and kind-shop only", Duration.ofSeconds(30),
+                () -> Kind.kubectl("get", "validatingwebhookconfiguration", "remold-validating", "-o",
+                        "jsonpath={.webhooks[?(@.name==\"validate.remold.io\")].namespaceSelector.matchExpressions[?(@"
+                                + ".operator==\"In\")].values} {.webhooks[0].rules[0].scope}").run().stdout()
+                        .equals("[\"" + LOAD + "\",\"" + SHOP + "\"] Namespaced"));
         Kind.kubectl("-n", SYSTEM, "scale", "deployment/remold-server", "--replicas=0").run().orFail();
         Kind.kubectl("-n", SYSTEM, "wait", "--for=delete", "pod", "-l", "app.kubernetes.io/component=server",
                 "--timeout=120s").run().orFail();
@@ -546,7 +552,9 @@ class KindIT {
         assertThat(name + ": failed admissions", result.failures(), is(empty()));
         assertThat(name + ": webhook calls that failed open", failOpen, is(0.0));
         assertThat(name + ": webhook calls that failed", callErrors, is(0.0));
-        assertThat(name + ": the API server measured every create", (long) mutate.count(),
+        assertThat(name + ": every create went through the Patch webhook", (long) mutate.count(),
+                is((long) result.attempted()));
+        assertThat(name + ": every create went through the Reject webhook", (long) validate.count(),
                 is((long) result.attempted()));
         Kind.kubectl("delete", "configmaps", "-n", LOAD, "-l", "stream=" + name, "--wait=false").run().orFail();
     }

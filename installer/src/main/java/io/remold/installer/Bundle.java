@@ -110,9 +110,6 @@ final class Bundle {
     static final String KUBEMOD_IGNORE_LABEL = "admission.kubemod.io/ignore";
     static final int CONTAINER_PORT = 8443;
     static final String TLS_DIR = "/etc/remold/tls";
-    static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
-    /** Selects no namespace (a namespace name is a DNS label, without dots); the server's RejectScope uses it too. */
-    static final String NO_REJECT_RULES = "no-reject-rules.remold.io";
     /**
      * A terminating server keeps answering this long, not ready and closing connections after each response, while
      * kube-proxy and the API server's kept-alive connections move to the other replicas (the kind e2e measured zero
@@ -467,18 +464,13 @@ final class Bundle {
     }
 
     /**
-     * The Reject webhook fails closed, so it starts out reaching nothing (no namespace; {@code Namespaced} rules keep
-     * cluster-scoped objects out): installing never blocks a write. The server's leader widens it to the namespaces
-     * that hold Reject rules, or to everything for a cluster-wide one, and narrows it again (docs/install.md).
+     * The Reject webhook is installed with the whole dragnet; the server's leader narrows it to the namespaces that
+     * hold Reject rules (docs/install.md). Re-applying the bundle widens it again until the leader's next check:
+     * for a moment more is sent to the servers than needed, never less.
      */
     private V1ValidatingWebhookConfiguration validatingConfiguration() {
-        var reach = namespaceSelector();
-        reach.addMatchExpressionsItem(new V1LabelSelectorRequirement().key(NAMESPACE_NAME_LABEL).operator("In")
-                .values(List.of(NO_REJECT_RULES)));
-        var rules = targetRules();
-        rules.forEach(rule -> rule.scope("Namespaced"));
         var reject = new V1ValidatingWebhook().name("validate.remold.io").clientConfig(clientConfig("/validate"))
-                .rules(rules).namespaceSelector(reach).objectSelector(objectSelector())
+                .rules(targetRules()).namespaceSelector(namespaceSelector()).objectSelector(objectSelector())
                 .failurePolicy(options.validateFailurePolicy()).matchPolicy("Equivalent").sideEffects("None")
                 .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
         // ModRules are validated in every namespace but kube-system: cluster-wide rules live in the (ignored) system namespace.

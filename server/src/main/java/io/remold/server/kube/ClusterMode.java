@@ -1,21 +1,21 @@
 package io.remold.server.kube;
 
+import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
+import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.kubernetes.client.util.Config;
+import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleSink;
-import io.kubernetes.client.custom.V1Patch;
-import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
-import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
-import io.kubernetes.client.util.PatchUtils;
 import jakarta.json.JsonArray;
 
 import java.io.IOException;
@@ -23,12 +23,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.SortedSet;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Remold's cluster mode: the rule store, namespace and node references fed by informers, ModRule status, and node
@@ -320,7 +320,11 @@ public final class ClusterMode implements AutoCloseable {
                             : namespaces.isEmpty() ? "nothing (no Reject rule)" : "the namespaces " + namespaces);
         } catch (ApiException e) {
             if (e.getCode() == 409 || e.getCode() == 422) {
-                queueScope(); // changed since it was read: read again
+                // Changed since it was read (the patch tests the resourceVersion): the periodic check reads it
+                // again. Not at once, so that a patch the API server keeps refusing never becomes a busy loop.
+                LOG.log(System.Logger.Level.INFO, "validating webhook {0} changed while its reach was written "
+                        + "(HTTP {1}); trying again within {2} s", VALIDATING_WEBHOOK, e.getCode(),
+                        SCOPE_RECHECK.toSeconds());
             } else if (scopeReported != e.getCode()) {
                 scopeReported = e.getCode();
                 LOG.log(e.getCode() == 404 ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
