@@ -292,14 +292,16 @@ final class AdmissionEndpoints {
     }
 
     private AdmissionRequest request(AdmissionReview review) {
-        JsonValue namespaceRef = review.namespace().isEmpty() ? null
-                : refs.namespace(review.namespace()).orElse(null);
+        // The API server gives a Namespace's own name as the namespace of its request; to rules a Namespace is
+        // cluster-scoped, as it is to Kubernetes (found by the kind e2e: KubeMod's sample rule for a namespace).
+        String namespace = "Namespace".equals(review.kind()) && review.group().isEmpty() ? "" : review.namespace();
+        JsonValue namespaceRef = namespace.isEmpty() ? null : refs.namespace(namespace).orElse(null);
         JsonValue nodeRef = null;
         if ("Pod".equals(review.kind()) && review.group().isEmpty()) {
             String node = nodeName(review.object() != null ? review.object() : review.oldObject());
             nodeRef = node == null ? null : refs.node(node).orElse(null);
         }
-        return new AdmissionRequest(review.operation(), review.namespace(), review.object(), review.oldObject(),
+        return new AdmissionRequest(review.operation(), namespace, review.object(), review.oldObject(),
                 namespaceRef, nodeRef, false);
     }
 

@@ -87,6 +87,19 @@ class DecisionsOverHttpsTest {
               - select: '$.metadata.labels.protected'
                 matchValue: 'true'
               rejectMessage: 'pod {{Target.metadata.name}} is protected'
+            ---
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata: {name: label-namespaces, namespace: remold-system}
+            spec:
+              type: Patch
+              match:
+              - select: '$.kind'
+                matchValue: Namespace
+              patch:
+              - op: add
+                path: /metadata/labels/seen
+                value: '"yes"'
             """;
 
     /** A cluster with one labelled namespace, one labelled node, and an ignored namespace. */
@@ -183,6 +196,22 @@ class DecisionsOverHttpsTest {
         JsonObject response = call("/mutate", review("p2", "team-a", pod("nginx:1.27", "node-7"), false));
         assertThat(patch(response).toString(), containsString(
                 "{\"op\":\"add\",\"path\":\"/metadata/labels/zone\",\"value\":\"eu-1\"}"));
+    }
+
+    /**
+     * The API server sends a Namespace's own name as the request's namespace; a cluster-wide rule of the system
+     * namespace (no targetNamespaceRegex: cluster-scoped objects) must still see it as cluster-scoped.
+     */
+    @Test
+    void aNamespaceIsClusterScopedThoughItsRequestNamesItself() {
+        JsonObject response = call("/mutate", """
+                {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"ns",
+                 "kind":{"group":"","version":"v1","kind":"Namespace"},
+                 "resource":{"group":"","version":"v1","resource":"namespaces"},
+                 "namespace":"team-b","name":"team-b","operation":"CREATE",
+                 "object":{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-b","labels":{"a":"b"}}}}}
+                """);
+        assertThat(patch(response).toString(), is("[{\"op\":\"add\",\"path\":\"/metadata/labels/seen\",\"value\":\"yes\"}]"));
     }
 
     @Test
@@ -296,7 +325,7 @@ class DecisionsOverHttpsTest {
                 "remold_rule_rejections_total{rule=\"team-a/no-latest\"}", "1",
                 "remold_requests_total{endpoint=\"/mutate\",outcome=\"patched\"}", "1",
                 "remold_requests_total{endpoint=\"/validate\",outcome=\"rejected\"}", "1",
-                "remold_rules", "5").entrySet()) {
+                "remold_rules", "6").entrySet()) {
             assertThat(text, containsString("\n" + line.getKey() + " " + line.getValue() + "\n"));
         }
     }
