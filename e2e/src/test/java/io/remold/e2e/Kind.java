@@ -20,7 +20,6 @@ final class Kind {
     static final Path STATE = Path.of(property("remold.kind.state"));
     static final Path WORK = Path.of(property("remold.e2e.work"));
     static final Path KUBECONFIG = STATE.resolve("kubeconfig");
-    static final Path SCRIPT = REPO.resolve("e2e/kind/cluster.sh");
     /** The image cluster.sh built from the repository's Dockerfile and loaded (remold.local/remold:TAG). */
     static final String IMAGE = "remold.local/remold";
     static final String TAG = property("remold.kind.tag");

@@ -308,12 +308,17 @@ final class Bundle {
         var selector = new V1LabelSelector().matchLabels(serverSelector());
         var labels = new TreeMap<>(serverSelector());
         labels.put("app.kubernetes.io/part-of", NAME);
+        var args = new ArrayList<>(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
+                "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster",
+                "--drain-seconds=" + DRAIN_SECONDS));
+        if (options.kubemodCompat()) {
+            // KubeMod's namespace label and node-reference annotation (found missing by the kind e2e)
+            args.add("--kubemod-compat");
+        }
         V1Container server = new V1Container().name("server").image(options.imageReference())
                 .imagePullPolicy(options.imagePullPolicy())
                 .command(List.of("java", "-jar", SERVER_JAR, "serve"))
-                .args(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
-                        "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster",
-                        "--drain-seconds=" + DRAIN_SECONDS))
+                .args(args)
                 .env(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
                         fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")))
                 .ports(List.of(new V1ContainerPort().name("https").containerPort(CONTAINER_PORT).protocol("TCP")))
