@@ -19,6 +19,7 @@ COPY json/pom.xml json/
 COPY jsonpath/pom.xml jsonpath/
 COPY templating/pom.xml templating/
 COPY engine/pom.xml engine/
+COPY gatekeeper/pom.xml gatekeeper/
 COPY server/pom.xml server/
 COPY certgen/pom.xml certgen/
 COPY installer/pom.xml installer/

@@ -45,10 +45,18 @@ public final class ModRules {
         var out = new ArrayList<ModRule>();
         List<YamlJson.Document> docs = YamlJson.documents(text, source);
         for (int i = 0; i < docs.size(); i++) {
-            YamlJson.Document doc = docs.get(i);
-            var reader = new Reader(source, i + 1, doc);
-            reader.document(doc.value(), out);
+            out.addAll(fromDocument(docs.get(i), i + 1, source));
         }
+        return out;
+    }
+
+    /**
+     * The ModRules of one document of a text ({@code number}: its 1-based place among the non-empty documents, as
+     * errors name it); a {@code List} document yields one rule per item.
+     */
+    public static List<ModRule> fromDocument(YamlJson.Document doc, int number, String source) {
+        var out = new ArrayList<ModRule>();
+        new Reader(source, number, doc).document(doc.value(), out);
         return out;
     }
 

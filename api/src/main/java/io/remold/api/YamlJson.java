@@ -39,8 +39,9 @@ public final class YamlJson {
     }
 
     /** A parsed document together with the YAML position of every field path (for error messages). */
-    record Document(JsonValue value, Map<String, Mark> positions) {
-        int[] position(String field) {
+    public record Document(JsonValue value, Map<String, Mark> positions) {
+        /** Line and column (1-based) of {@code field} ({@code spec.match[0].select}), else of its nearest parent. */
+        public int[] position(String field) {
             String f = field;
             while (true) {
                 Mark m = positions.get(f);
@@ -61,7 +62,8 @@ public final class YamlJson {
         return documents(text, source).stream().map(Document::value).toList();
     }
 
-    static List<Document> documents(String text, String source) {
+    /** Every non-empty document with its field positions; {@link ModRules#fromDocument} reads ModRules from one. */
+    public static List<Document> documents(String text, String source) {
         var options = new LoaderOptions();
         var yaml = new Yaml(options);
         var out = new ArrayList<Document>();

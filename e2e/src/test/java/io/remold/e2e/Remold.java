@@ -52,7 +52,8 @@ final class Remold implements BeforeAllCallback, ParameterResolver, TestWatcher 
     private static Installation install() {
         int port = RemoldServer.freePort();
         String url = "https://127.0.0.1:" + port;
-        String bundle = installer("--webhook-url", url, "--ca-file", Cluster.CA.toString(), "--kubemod-compat");
+        String bundle = installer("--webhook-url", url, "--ca-file", Cluster.CA.toString(), "--kubemod-compat",
+                "--gatekeeper-compat");
         Cluster.apply(bundle);
         // Scenario 9: the server runs as its ServiceAccount, with only the RBAC of the bundle.
         var server = new RemoldServer(port, Cluster.serviceAccountKubeconfig(SYSTEM_NAMESPACE, "remold-server"));

@@ -18,6 +18,10 @@ import java.util.regex.Pattern;
  */
 final class RemoldServer implements AutoCloseable {
     private static final Pattern RULES = Pattern.compile("(?m)^remold_rules (\\d+)");
+    private static final Pattern MUTATORS = Pattern.compile("(?m)^remold_gatekeeper_mutators (\\d+)");
+    /** Gatekeeper's mutator resources, which the bundle serves with --gatekeeper-compat. */
+    static final String GATEKEEPER_MUTATORS = "assign.mutations.gatekeeper.sh,assignmetadata.mutations.gatekeeper.sh,"
+            + "modifyset.mutations.gatekeeper.sh,assignimage.mutations.gatekeeper.sh";
 
     private final int port;
     private final Path log;
@@ -91,26 +95,35 @@ final class RemoldServer implements AutoCloseable {
 
     /** The {@code remold_rules} gauge: how many ModRules the server's engine holds now. */
     int ruleCount() {
+        return gauge(RULES);
+    }
+
+    private int gauge(Pattern gauge) {
         var metrics = curl("/metrics").orFail().stdout();
-        Matcher m = RULES.matcher(metrics);
+        Matcher m = gauge.matcher(metrics);
         if (!m.find()) {
-            throw new AssertionError("no remold_rules in /metrics:\n" + metrics);
+            throw new AssertionError("no " + gauge + " in /metrics:\n" + metrics);
         }
         return Integer.parseInt(m.group(1));
     }
 
-    /** Waits until the server's engine holds as many rules as the cluster stores (both API groups). */
+    /**
+     * Waits until the server's engine holds as many rules as the cluster stores: ModRules of both API groups, and
+     * Gatekeeper's mutators.
+     */
     void awaitRulesInSync() {
-        Wait.until("the Remold server to hold every ModRule of the cluster", Duration.ofSeconds(20), () -> {
+        Wait.until("the Remold server to hold every ModRule and mutator of the cluster", Duration.ofSeconds(20), () -> {
             int stored = 0;
             for (String resource : List.of("modrules.remold.io", "modrules.api.kubemod.io")) {
-                var get = Cluster.kubectl("get", resource, "-A", "--no-headers", "--ignore-not-found").run();
-                if (get.ok()) {
-                    stored += (int) get.stdout().lines().filter(l -> !l.isBlank()).count();
-                }
+                stored += stored(resource);
             }
-            return ruleCount() == stored;
+            return ruleCount() == stored && gauge(MUTATORS) == stored(GATEKEEPER_MUTATORS);
         });
+    }
+
+    private static int stored(String resources) {
+        var get = Cluster.kubectl("get", resources, "-A", "--no-headers", "--ignore-not-found").run();
+        return get.ok() ? (int) get.stdout().lines().filter(l -> !l.isBlank()).count() : 0;
     }
 
     String logTail(int lines) {

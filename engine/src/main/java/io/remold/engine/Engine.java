@@ -33,8 +33,10 @@ public final class Engine {
     private final List<RuleCompilation> problems;
     private final RuleIndex patchRules;
     private final RuleIndex rejectRules;
+    private final List<MutationStage> stages;
 
     private Engine(Builder b) {
+        this.stages = List.copyOf(b.stages);
         this.systemNamespace = b.systemNamespace;
         this.kubemodSystemNamespace = b.kubemodSystemNamespace;
         var compiled = new ArrayList<CompiledRule>();
@@ -80,6 +82,20 @@ public final class Engine {
         return ruleCount;
     }
 
+    /** Rules of the mutation stages (Gatekeeper's mutators, ...), beside the ModRules of {@link #ruleCount()}. */
+    public int stageRuleCount() {
+        int count = 0;
+        for (MutationStage stage : stages) {
+            count += stage.ruleCount();
+        }
+        return count;
+    }
+
+    /** The RFC 6902 patch from {@code before} to {@code after}, as the engine answers it (for stages' outcomes). */
+    public static JsonArray diff(JsonValue before, JsonValue after) {
+        return JsonDiff.toJson(JsonDiff.diff(before, after));
+    }
+
     /** Rules that failed to compile and are skipped, with their problems. */
     public List<RuleCompilation> problems() {
         return problems;
@@ -88,7 +104,8 @@ public final class Engine {
     /**
      * Runs the Patch rules: the result, the patch from the request's object to it, and what each rule did. Rules of
      * one tier all see the tier's input; the next tier sees their combined output. A rule that fails leaves the
-     * object as it was and reports why in its outcome. DELETE requests are never patched.
+     * object as it was and reports why in its outcome. Then each {@link MutationStage} runs on the result, and the
+     * patch covers ModRules and stages together. DELETE requests are never patched.
      */
     public Decision mutate(AdmissionRequest request) {
         JsonValue original = subject(request);
@@ -151,12 +168,20 @@ public final class Engine {
                 pos = next;
             }
         }
-        if (!changed) {
-            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
+        JsonValue result = object;
+        if (changed) {
+            result = withoutRefs(current, object);
+            if (lastAppliedChanged) {
+                result = withLastApplied(result, lastApplied);
+            }
         }
-        JsonValue result = withoutRefs(current, object);
-        if (lastAppliedChanged) {
-            result = withLastApplied(result, lastApplied);
+        for (MutationStage stage : stages) {
+            if (result instanceof JsonObject o && stage.ruleCount() > 0) {
+                result = stage.mutate(o, request, outcomes);
+            }
+        }
+        if (result == original) {
+            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
         }
         JsonArray patch = JsonDiff.toJson(JsonDiff.diff(original, result));
         return new Decision(result, patch, List.of(), outcomes);
@@ -283,8 +308,15 @@ public final class Engine {
         private String systemNamespace = "remold-system";
         private String kubemodSystemNamespace = "kubemod-system";
         private final Map<String, ModRule> rules = new LinkedHashMap<>();
+        private final List<MutationStage> stages = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /** A rule family run after the ModRule Patch rules, in the order stages are added. */
+        public Builder stage(MutationStage stage) {
+            stages.add(Objects.requireNonNull(stage));
+            return this;
         }
 
         public Builder systemNamespace(String namespace) {

@@ -119,6 +119,8 @@ final class Bundle {
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
     static final String REMOLD_GROUP = "remold.io";
     static final String KUBEMOD_GROUP = "api.kubemod.io";
+    static final String GATEKEEPER_GROUP = "mutations.gatekeeper.sh";
+    static final List<String> GATEKEEPER_MUTATORS = List.of("assign", "assignimage", "assignmetadata", "modifyset");
 
     private final InstallOptions options;
     private final String ns;
@@ -135,6 +137,9 @@ final class Bundle {
         objects.add(Crds.remold());
         if (options.kubemodCompat()) {
             objects.add(Crds.kubemod());
+        }
+        if (options.gatekeeperCompat()) {
+            objects.addAll(Crds.gatekeeper());
         }
         objects.add(serviceAccount(SERVER));
         if (certgenRuns()) {
@@ -212,13 +217,19 @@ final class Bundle {
      */
     private V1ClusterRole serverClusterRole() {
         List<String> groups = modruleGroups();
-        return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(List.of(
+        var rules = new ArrayList<>(List.of(
                 new V1PolicyRule().apiGroups(groups).resources(List.of("modrules")).verbs(List.of("get", "list", "watch")),
                 new V1PolicyRule().apiGroups(groups).resources(List.of("modrules/status")).verbs(List.of("patch", "update")),
                 rule("", List.of("namespaces", "nodes"), List.of("get", "list", "watch")),
                 rule("", List.of("pods"), List.of("get", "patch")),
                 rule("admissionregistration.k8s.io", List.of("validatingwebhookconfigurations"), List.of("get", "patch"))
                         .resourceNames(List.of(VALIDATING_CONFIG))));
+        if (options.gatekeeperCompat()) {
+            rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS, List.of("get", "list", "watch")));
+            rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS.stream().map(r -> r + "/status").toList(),
+                    List.of("patch", "update")));
+        }
+        return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(rules);
     }
 
     /** Leader election (client-java's LeaseLock reads, creates and replaces one Lease), in the system namespace. */
@@ -485,8 +496,18 @@ final class Bundle {
                 .namespaceSelector(new V1LabelSelector().matchExpressions(List.of(notKubeSystem())))
                 .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
                 .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
+        var webhooks = new ArrayList<>(List.of(reject, modrules));
+        if (options.gatekeeperCompat()) {
+            // Gatekeeper's mutators are cluster-scoped: refused with Gatekeeper's reason before they are stored.
+            webhooks.add(new V1ValidatingWebhook().name("mutator.remold.io").clientConfig(clientConfig("/validate-modrule"))
+                    .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(GATEKEEPER_GROUP))
+                            .apiVersions(List.of("v1", "v1beta1", "v1alpha1")).operations(List.of("CREATE", "UPDATE"))
+                            .resources(GATEKEEPER_MUTATORS).scope("Cluster")))
+                    .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
+                    .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
+        }
         return new V1ValidatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
                 .kind("ValidatingWebhookConfiguration").metadata(webhookConfigurationMeta(VALIDATING_CONFIG))
-                .webhooks(List.of(reject, modrules));
+                .webhooks(webhooks);
     }
 }

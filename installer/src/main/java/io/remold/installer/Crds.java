@@ -5,12 +5,17 @@ import io.kubernetes.client.openapi.models.V1CustomResourceDefinition;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * The ModRule CRDs shipped by the api module. Each is checked against the client's model (which refuses unknown
+ * The CRDs shipped by the api module (ModRules; Gatekeeper's mutators for --gatekeeper-compat). Each is checked against the client's model (which refuses unknown
  * fields) but written as read: the model would turn meaningful empty objects such as {@code status: {}} into noise.
  */
 final class Crds {
@@ -24,15 +29,28 @@ final class Crds {
     }
 
     static Object kubemod() {
-        return load("modrules.api.kubemod.io.yaml");
+        return load("modrules.api.kubemod.io.yaml", UnaryOperator.identity());
+    }
+
+    /** Gatekeeper's four mutator kinds, from one template, in the order Gatekeeper runs them. */
+    static List<Object> gatekeeper() {
+        return Stream.of("Assign", "AssignImage", "AssignMetadata", "ModifySet")
+                .map(kind -> load("mutators.mutations.gatekeeper.sh.yaml", text -> text
+                        .replace("MUTATOR_KIND", kind).replace("MUTATOR_PLURAL", kind.toLowerCase(Locale.ROOT))))
+                .toList();
     }
 
     private static Object load(String file) {
+        return load(file, UnaryOperator.identity());
+    }
+
+    private static Object load(String file, UnaryOperator<String> template) {
         try (InputStream in = Crds.class.getResourceAsStream(RESOURCE_DIR + file)) {
             if (in == null) {
                 throw new IllegalStateException("CRD resource " + RESOURCE_DIR + file + " is not on the classpath");
             }
-            Object tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+            String text = template.apply(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            Object tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
             V1CustomResourceDefinition crd = JSON.deserialize(JSON.getGson().toJson(tree), V1CustomResourceDefinition.class);
             if (crd.getSpec() == null || !"CustomResourceDefinition".equals(crd.getKind())) {
                 throw new IllegalStateException("CRD resource " + RESOURCE_DIR + file + " holds no CustomResourceDefinition");

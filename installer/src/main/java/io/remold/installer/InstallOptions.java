@@ -36,6 +36,7 @@ record InstallOptions(
         String webhookUrl,
         byte[] caBundle,
         boolean kubemodCompat,
+        boolean gatekeeperCompat,
         boolean certManager,
         boolean help) {
 
@@ -67,6 +68,9 @@ record InstallOptions(
                                                omits the Deployment, Service, disruption budget and certgen
               --ca-file FILE                   PEM CA bundle of that server (with --webhook-url)
               --kubemod-compat                 also install the api.kubemod.io CRD and validate its ModRules
+              --gatekeeper-compat              also install Gatekeeper's mutator CRDs (mutations.gatekeeper.sh:
+                                               Assign, AssignMetadata, ModifySet, AssignImage), let the server
+                                               read them and validate them
               --cert-manager                   let cert-manager issue the serving certificate instead of certgen
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG);
@@ -81,7 +85,7 @@ record InstallOptions(
 
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
-                "Ignore", "Fail", 5, null, null, false, false, false);
+                "Ignore", "Fail", 5, null, null, false, false, false, false);
     }
 
     boolean inCluster() {
@@ -98,7 +102,7 @@ record InstallOptions(
                 validate = o.validateFailurePolicy, url = null, caFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
         List<String> resources = o.resources, operations = o.operations;
-        boolean compat = false, certManager = false, help = false;
+        boolean compat = false, gatekeeper = false, certManager = false, help = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -111,6 +115,7 @@ record InstallOptions(
             switch (name) {
                 case "--help", "-h" -> help = true;
                 case "--kubemod-compat" -> compat = true;
+                case "--gatekeeper-compat" -> gatekeeper = true;
                 case "--cert-manager" -> certManager = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
@@ -152,7 +157,7 @@ record InstallOptions(
         }
         byte[] caBundle = caFile == null ? null : readCa(caFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
-                url, caBundle, compat, certManager, help);
+                url, caBundle, compat, gatekeeper, certManager, help);
     }
 
     private static String matching(String option, String value, Pattern pattern, String what) throws UsageException {

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1CustomResourceDefinition;
 import io.kubernetes.client.openapi.models.V1Job;
 import io.kubernetes.client.openapi.models.V1LabelSelectorRequirement;
 import io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration;
@@ -68,6 +69,7 @@ class InstallerTest {
         return Stream.of(
                 Arguments.of("default", new String[] {"--tag", "1.0.0"}),
                 Arguments.of("kubemod-compat", new String[] {"--tag", "1.0.0", "--kubemod-compat"}),
+                Arguments.of("gatekeeper-compat", new String[] {"--tag", "1.0.0", "--gatekeeper-compat"}),
                 Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
@@ -165,6 +167,34 @@ class InstallerTest {
         assertThat(run().out(), not(containsString("admission.kubemod.io/ignore")));
         assertThat(run("--kubemod-compat").out(), containsString("name: modrules.api.kubemod.io"));
         assertThat(run().out(), not(containsString("name: modrules.api.kubemod.io")));
+    }
+
+    @Test
+    void gatekeeperCompatServesValidatesAndGrantsTheFourMutatorKinds() throws IOException {
+        String bundle = run("--gatekeeper-compat").out();
+        List<Object> objects = Yaml.loadAll(bundle);
+        var crds = objects.stream().filter(V1CustomResourceDefinition.class::isInstance)
+                .map(V1CustomResourceDefinition.class::cast).filter(c -> c.getSpec().getGroup().equals("mutations.gatekeeper.sh"))
+                .toList();
+        assertThat(crds.stream().map(c -> c.getSpec().getNames().getKind()).toList(),
+                contains("Assign", "AssignImage", "AssignMetadata", "ModifySet"));
+        for (var crd : crds) {
+            assertThat(crd.getSpec().getScope(), is("Cluster"));
+            assertThat(crd.getSpec().getVersions().stream().map(v -> v.getName() + "=" + v.getStorage()).toList(),
+                    contains("v1=true", "v1beta1=false", "v1alpha1=false"));
+        }
+        var validating = only(objects, V1ValidatingWebhookConfiguration.class);
+        var mutatorWebhook = validating.getWebhooks().get(2);
+        assertThat(mutatorWebhook.getClientConfig().getService().getPath(), is("/validate-modrule"));
+        assertThat(mutatorWebhook.getRules().get(0).getResources(),
+                contains("assign", "assignimage", "assignmetadata", "modifyset"));
+        var serverRole = objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
+        assertThat(serverRole.getRules().stream().filter(r -> r.getApiGroups().contains("mutations.gatekeeper.sh"))
+                .map(r -> r.getResources() + " " + r.getVerbs()).toList(), contains(
+                "[assign, assignimage, assignmetadata, modifyset] [get, list, watch]",
+                "[assign/status, assignimage/status, assignmetadata/status, modifyset/status] [patch, update]"));
+        assertThat(run().out(), not(containsString("mutations.gatekeeper.sh")));
     }
 
     @Test

@@ -14,6 +14,8 @@ import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleOutcome;
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.gatekeeper.mutators.InvalidMutatorException;
 import io.remold.json.JsonTree;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -173,21 +175,27 @@ final class AdmissionEndpoints {
             return allowed(review);
         }
         Engine engine = store.engine();
-        if (engine.ruleCount() == 0 || refs.ignored(review.namespace())) {
+        if (engine.ruleCount() + engine.stageRuleCount() == 0 || refs.ignored(review.namespace())) {
             return allowed(review);
         }
         long start = System.nanoTime();
         Decision decision = engine.mutate(request(review));
         var patchedBy = new ArrayList<String>();
+        var mutatedBy = new ArrayList<String>();
         var warnings = new ArrayList<String>();
         for (RuleOutcome outcome : decision.outcomes()) {
             if (!outcome.matched()) {
                 continue;
             }
             metrics.rule(outcome.rule(), Metrics.RuleEvent.match);
+            boolean mutator = Gatekeeper.isStageOutcome(outcome.rule());
             if (outcome.error() != null) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.error);
-                warnings.add("ModRule " + outcome.rule() + " failed: " + outcome.error());
+                warnings.add((mutator ? "Gatekeeper mutation " : "ModRule ") + outcome.rule() + " failed: "
+                        + outcome.error());
+            } else if (mutator) {
+                metrics.rule(outcome.rule(), Metrics.RuleEvent.patch);
+                mutatedBy.add(outcome.rule());
             } else if (!outcome.applied().isEmpty()) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.patch);
                 patchedBy.add(outcome.rule());
@@ -197,10 +205,15 @@ final class AdmissionEndpoints {
             return allowed(review);
         }
         var audit = new LinkedHashMap<String, String>();
-        if (!decision.patch().isEmpty()) {
+        if (!mutatedBy.isEmpty()) {
+            warnings.addFirst("mutated by Gatekeeper mutator(s): " + String.join(", ", mutatedBy));
+            audit.put("mutated-by", String.join(",", mutatedBy));
+        }
+        if (!patchedBy.isEmpty()) {
             warnings.addFirst("patched by ModRule(s): " + String.join(", ", patchedBy));
             audit.put("patched-by", String.join(",", patchedBy));
         }
+        patchedBy.addAll(mutatedBy);
         logDecision(review, decision.patch().isEmpty() ? "rule failed" : "patched", patchedBy, start);
         var response = new AdmissionReview.Response(review.uid(),
                 decision.patch().isEmpty() ? null : decision.patch(), warnings, audit, null);
@@ -237,7 +250,7 @@ final class AdmissionEndpoints {
         return new Result(response, Metrics.Outcome.rejected);
     }
 
-    /** Admission of ModRules themselves: refuses a rule that does not read or does not compile. */
+    /** Admission of ModRules and Gatekeeper mutators: refuses a rule that does not read or does not compile. */
     private Result validateModRule(AdmissionReview review) {
         if (review.operation() == AdmissionOperation.DELETE || review.operation() == AdmissionOperation.CONNECT) {
             return allowed(review);
@@ -247,13 +260,22 @@ final class AdmissionEndpoints {
         }
         String id = ruleId(object, review);
         String problem;
-        try {
-            ModRule rule = ModRules.fromJson(object, "ModRule " + id);
-            RuleCompilation compilation = Engine.compile(rule);
-            problem = compilation.ok() ? null : "ModRule " + id + " is invalid: " + compilation.errors().stream()
-                    .map(RuleCompilation.Problem::toString).reduce((a, b) -> a + "; " + b).orElseThrow();
-        } catch (ModRuleException e) {
-            problem = e.getMessage();
+        if (Gatekeeper.isMutator(object)) {
+            try {
+                Gatekeeper.parse(object);
+                problem = null;
+            } catch (InvalidMutatorException e) {
+                problem = object.getString("kind", "mutator") + " " + id + " is invalid: " + e.getMessage();
+            }
+        } else {
+            try {
+                ModRule rule = ModRules.fromJson(object, "ModRule " + id);
+                RuleCompilation compilation = Engine.compile(rule);
+                problem = compilation.ok() ? null : "ModRule " + id + " is invalid: " + compilation.errors().stream()
+                        .map(RuleCompilation.Problem::toString).reduce((a, b) -> a + "; " + b).orElseThrow();
+            } catch (ModRuleException e) {
+                problem = e.getMessage();
+            }
         }
         if (problem == null) {
             return allowed(review);

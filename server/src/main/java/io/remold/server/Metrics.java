@@ -47,6 +47,7 @@ final class Metrics {
     private final Map<String, LongAdder[]> rules = new ConcurrentHashMap<>();
     private final LongAdder rebuilds = new LongAdder();
     private volatile int ruleCount;
+    private volatile int mutatorCount;
     private volatile double lastRebuildSeconds;
     private volatile BooleanSupplier synced = () -> false;
 
@@ -86,9 +87,10 @@ final class Metrics {
         rules.computeIfAbsent(rule, k -> adders(RuleEvent.values().length))[event.ordinal()].increment();
     }
 
-    void rulesRebuilt(int count, long nanos) {
+    void rulesRebuilt(int count, int mutators, long nanos) {
         rebuilds.increment();
         ruleCount = count;
+        mutatorCount = mutators;
         lastRebuildSeconds = nanos / 1e9;
     }
 
@@ -126,6 +128,8 @@ final class Metrics {
         }
         header(sb, "remold_rules", "gauge", "ModRules in the current engine snapshot.");
         sb.append("remold_rules ").append(ruleCount).append('\n');
+        header(sb, "remold_gatekeeper_mutators", "gauge", "Gatekeeper mutators in the current engine snapshot.");
+        sb.append("remold_gatekeeper_mutators ").append(mutatorCount).append('\n');
         header(sb, "remold_rules_synced", "gauge", "1 once the rule source delivered its initial state.");
         sb.append("remold_rules_synced ").append(synced.getAsBoolean() ? 1 : 0).append('\n');
         header(sb, "remold_rule_rebuilds_total", "counter", "Engine snapshots built.");

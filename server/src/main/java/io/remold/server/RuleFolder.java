@@ -1,11 +1,10 @@
 package io.remold.server;
 
-import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
-import io.remold.api.ModRules;
-import io.remold.engine.RuleCompilation;
+import io.remold.server.rules.RuleDocuments;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -17,7 +16,7 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * Feeds the ModRule files of one folder ({@code *.yaml}, {@code *.yml}, {@code *.json}, not recursive) into a
+ * Feeds the rule files (ModRules, Gatekeeper mutators) of one folder ({@code *.yaml}, {@code *.yml}, {@code *.json}, not recursive) into a
  * {@link RuleStore}. Each {@link #scan()} reads only files that changed since the last one. A file that does not
  * parse is reported and its previous rules stay in force; a deleted file takes its rules with it. Rules without
  * {@code metadata.namespace} apply in the namespace of the object under review (the engine's reading of a
@@ -76,9 +75,11 @@ final class RuleFolder {
         if (previous != null && previous.size() == attributes.size() && previous.modified() == modified) {
             return false;
         }
-        List<ModRule> rules;
+        List<RuleDocuments.Entry> entries;
         try {
-            rules = ModRules.read(file);
+            entries = RuleDocuments.read(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        } catch (IOException e) {
+            return false; // deleted between listing and reading: the next scan removes it
         } catch (ModRuleException e) {
             LOG.warning("cannot load " + file + " (its previous rules stay in force): " + e.getMessage());
             // Remember the broken version so it is not re-read on every scan.
@@ -86,11 +87,18 @@ final class RuleFolder {
             return true;
         }
         var keys = new ArrayList<String>();
-        for (int i = 0; i < rules.size(); i++) {
+        for (int i = 0; i < entries.size(); i++) {
             String key = dir.relativize(file) + "#" + i;
-            RuleCompilation compilation = store.put(key, rules.get(i));
-            if (compilation.ok()) {
-                keys.add(key);
+            switch (entries.get(i)) {
+                case RuleDocuments.RuleEntry r -> {
+                    if (store.put(key, r.rule()).ok()) {
+                        keys.add(key);
+                    }
+                }
+                case RuleDocuments.MutatorEntry m -> {
+                    store.putMutator(key, m.mutator());
+                    keys.add(key);
+                }
             }
         }
         if (previous != null) {
@@ -99,7 +107,7 @@ final class RuleFolder {
             stale.forEach(store::remove);
         }
         loaded.put(file, new Loaded(attributes.size(), modified, List.copyOf(keys)));
-        LOG.info("loaded " + keys.size() + " of " + rules.size() + " rules from " + file);
+        LOG.info("loaded " + keys.size() + " of " + entries.size() + " rules from " + file);
         return true;
     }
 }

@@ -3,6 +3,8 @@ package io.remold.server;
 import io.remold.api.ModRule;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.server.rules.RuleSink;
 
 import java.util.HashMap;
@@ -19,7 +21,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The current rules as an immutable {@link Engine} snapshot that requests read without locking.
+ * The current rules (ModRules and Gatekeeper mutators) as an immutable {@link Engine} snapshot that requests read without locking.
  *
  * <p>Building a snapshot compiles every rule (seconds for 10,000 rules), so builds are coalesced: nothing is built
  * before the source reports {@link #synced()} or inside a {@link #batch}, and after that one background thread
@@ -34,6 +36,7 @@ final class RuleStore implements RuleSink {
     private final Metrics metrics;
     /** By source key, sorted: of two rules with one namespace/name the engine keeps the later, so that is stable. */
     private final Map<String, ModRule> rules = new TreeMap<>();
+    private final Map<String, Mutator> mutators = new TreeMap<>();
     private final AtomicReference<Engine> engine;
     /** One thread, so that snapshots are installed in the order their rules were read. */
     private final ExecutorService builder =
@@ -72,8 +75,14 @@ final class RuleStore implements RuleSink {
     }
 
     @Override
+    public synchronized void putMutator(String key, Mutator mutator) {
+        mutators.put(key, mutator);
+        changed();
+    }
+
+    @Override
     public synchronized void remove(String key) {
-        if (rules.remove(key) != null) {
+        if (rules.remove(key) != null | mutators.remove(key) != null) {
             changed();
         }
     }
@@ -126,16 +135,21 @@ final class RuleStore implements RuleSink {
 
     private void build() {
         List<ModRule> current;
+        List<Mutator> currentMutators;
         synchronized (this) {
             pendingBuild = null; // changes from now on need a new build
             current = List.copyOf(rules.values());
+            currentMutators = List.copyOf(mutators.values());
             warnAboutDuplicates();
         }
         long start = System.nanoTime();
         try {
-            Engine next = Engine.builder().systemNamespace(systemNamespace).rules(current).build();
+            Gatekeeper.conflicts(currentMutators).forEach((id, why) ->
+                    LOG.warning("Gatekeeper mutator " + id + " is disabled by a schema conflict: " + why));
+            Engine next = Engine.builder().systemNamespace(systemNamespace).rules(current)
+                    .stage(Gatekeeper.stage(currentMutators)).build();
             engine.set(next);
-            metrics.rulesRebuilt(next.ruleCount(), System.nanoTime() - start);
+            metrics.rulesRebuilt(next.ruleCount(), next.stageRuleCount(), System.nanoTime() - start);
         } catch (RuntimeException e) {
             // The previous snapshot stays in force; the next change tries again.
             LOG.log(Level.SEVERE, "building the rule engine from " + current.size() + " rules failed", e);

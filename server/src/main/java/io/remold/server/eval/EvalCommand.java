@@ -9,6 +9,7 @@ import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleOutcome;
+import io.remold.gatekeeper.Gatekeeper;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -72,7 +73,8 @@ public final class EvalCommand {
     }
 
     private static int evaluate(EvalOptions options, PrintStream out, PrintStream err) {
-        List<ModRule> rules = RuleFiles.load(options.rules());
+        RuleFiles.Loaded loaded = RuleFiles.load(options.rules());
+        List<ModRule> rules = loaded.rules();
         JsonObject resource = manifest("--resource", options.resource());
         JsonObject old = options.old() == null ? null : manifest("--old", options.old());
         JsonObject namespaceRef = options.namespaceRef() == null ? null
@@ -80,7 +82,7 @@ public final class EvalCommand {
         JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
         String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
 
-        Engine engine = Engine.builder().rules(rules).build();
+        Engine engine = Engine.builder().rules(rules).stage(Gatekeeper.stage(loaded.mutators())).build();
         AdmissionOperation operation = options.effectiveOperation();
         boolean delete = operation == AdmissionOperation.DELETE;
         // A DELETE carries the object being deleted as the old object, as the API server sends it.
@@ -90,7 +92,7 @@ public final class EvalCommand {
                 delete ? null : mutation.result(), delete ? resource : old, namespaceRef, nodeRef, options.explain()));
 
         if (options.explain()) {
-            explain(rules, operation, mutation, validation, err);
+            explain(loaded, operation, mutation, validation, err);
         }
         for (RuleOutcome outcome : mutation.outcomes()) {
             if (outcome.error() != null) {
@@ -143,13 +145,30 @@ public final class EvalCommand {
         return CLUSTER_SCOPED_KINDS.contains(resource.getString("kind", "")) ? "" : "default";
     }
 
-    private static void explain(List<ModRule> rules, AdmissionOperation operation, Decision mutation,
+    private static void explain(RuleFiles.Loaded loaded, AdmissionOperation operation, Decision mutation,
                                 Decision validation, PrintStream err) {
+        List<ModRule> rules = loaded.rules();
+        Set<String> mutators = new HashSet<>();
+        loaded.mutators().forEach(m -> mutators.add(m.id().toString()));
+        var ruleOutcomes = mutation.outcomes().stream().filter(o -> !Gatekeeper.isStageOutcome(o.rule())).toList();
         err.println("Patch rules:");
         if (operation == AdmissionOperation.DELETE) {
             err.println("  none run: DELETE requests are never patched");
         } else {
-            explain(rules, RuleType.Patch, mutation.outcomes(), err);
+            explain(rules, RuleType.Patch, ruleOutcomes, err);
+        }
+        if (!loaded.mutators().isEmpty()) {
+            err.println("Gatekeeper mutators (after the Patch rules, in order, until nothing changes):");
+            for (RuleOutcome o : mutation.outcomes()) {
+                if (Gatekeeper.isStageOutcome(o.rule())) {
+                    mutators.remove(o.rule());
+                    err.println("  " + o.rule() + ": " + (o.error() != null ? "failed: " + o.error()
+                            : "changed the object" + (o.applied().isEmpty() ? "" : ", " + o.applied())));
+                }
+            }
+            loaded.mutators().stream().map(m -> m.id().toString()).filter(mutators::contains)
+                    .forEach(id -> err.println("  " + id + ": not applied (applyTo or match do not select the"
+                            + " object, or it changed nothing)"));
         }
         err.println("Reject rules:");
         explain(rules, RuleType.Reject, validation.outcomes(), err);

@@ -6,6 +6,8 @@ import io.remold.api.ModRules;
 import io.remold.api.YamlJson;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.server.rules.RuleDocuments;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import org.yaml.snakeyaml.DumperOptions;
@@ -39,28 +41,40 @@ final class RuleFiles {
     private RuleFiles() {
     }
 
-    /** A rule and where it was read: {@code file: document N}. */
-    private record Located(ModRule rule, String origin) {
+    /** The rules of the files: ModRules and Gatekeeper mutators. */
+    record Loaded(List<ModRule> rules, List<Mutator> mutators) {
     }
 
     /**
-     * The rules of all paths. Two rules with one namespace and name are refused: in a cluster the second would
-     * replace the first, and an offline check should not pick one silently.
+     * The rules of all paths. Two rules with one id (namespace and name; kind and name for a mutator) are refused: in
+     * a cluster the second would replace the first, and an offline check should not pick one silently.
      */
-    static List<ModRule> load(List<Path> paths) {
-        var byId = new LinkedHashMap<String, Located>();
+    static Loaded load(List<Path> paths) {
+        var byId = new LinkedHashMap<String, RuleDocuments.Entry>();
+        var origins = new LinkedHashMap<String, String>();
         for (Path path : paths) {
             for (Path file : files(path)) {
-                for (Located located : read(file)) {
-                    Located previous = byId.putIfAbsent(located.rule().id(), located);
+                for (RuleDocuments.Entry entry : read(file)) {
+                    String origin = file + ": document " + entry.document()
+                            + (entry.prefix().isEmpty() ? "" : " (" + entry.prefix().replace(".", "") + ")");
+                    String previous = origins.putIfAbsent(entry.id(), origin);
                     if (previous != null) {
-                        throw new EvalException("rule " + located.rule().id() + " is defined twice: "
-                                + previous.origin() + " and " + located.origin());
+                        throw new EvalException("rule " + entry.id() + " is defined twice: " + previous + " and "
+                                + origin);
                     }
+                    byId.put(entry.id(), entry);
                 }
             }
         }
-        return byId.values().stream().map(Located::rule).toList();
+        var rules = new ArrayList<ModRule>();
+        var mutators = new ArrayList<Mutator>();
+        for (RuleDocuments.Entry entry : byId.values()) {
+            switch (entry) {
+                case RuleDocuments.RuleEntry r -> rules.add(r.rule());
+                case RuleDocuments.MutatorEntry m -> mutators.add(m.mutator());
+            }
+        }
+        return new Loaded(List.copyOf(rules), List.copyOf(mutators));
     }
 
     /**
@@ -91,7 +105,7 @@ final class RuleFiles {
         }
     }
 
-    private static List<Located> read(Path file) {
+    private static List<RuleDocuments.Entry> read(Path file) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -99,26 +113,16 @@ final class RuleFiles {
             throw new EvalException("--rules " + file + ": cannot read: " + e.getMessage());
         }
         String source = file.toString();
-        List<ModRule> rules = ModRules.parse(text, source);
-        // ModRules numbers the non-empty documents from 1; a List document yields one rule per item.
-        List<JsonValue> documents = YamlJson.parse(text, source);
-        var located = new ArrayList<Located>();
-        for (int d = 0; d < documents.size(); d++) {
-            boolean list = documents.get(d) instanceof JsonObject o && o.get("items") != null
-                    && ("List".equals(o.getString("kind", "")) || "ModRuleList".equals(o.getString("kind", "")));
-            int count = list ? ((JsonObject) documents.get(d)).getJsonArray("items").size() : 1;
-            for (int item = 0; item < count; item++) {
-                ModRule rule = rules.get(located.size());
-                String prefix = list ? "items[" + item + "]." : "";
-                RuleCompilation compilation = Engine.compile(rule);
+        List<RuleDocuments.Entry> entries = RuleDocuments.read(text, source);
+        for (RuleDocuments.Entry entry : entries) {
+            if (entry instanceof RuleDocuments.RuleEntry r) {
+                RuleCompilation compilation = Engine.compile(r.rule());
                 if (!compilation.ok()) {
-                    throw new EvalException(describe(text, source, d + 1, prefix, compilation));
+                    throw new EvalException(describe(text, source, r.document(), r.prefix(), compilation));
                 }
-                located.add(new Located(rule, source + ": document " + (d + 1)
-                        + (list ? " (items[" + item + "])" : "")));
             }
         }
-        return located;
+        return entries;
     }
 
     /** One line per problem, in the reader's {@code file: document N (line L, column C): field: message} form. */

@@ -22,24 +22,30 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * Remold's cluster mode: the rule store, namespace and node references fed by informers, ModRule status, and node
  * references of bound pods.
  *
  * <ul>
- *   <li>ModRules of {@code remold.io/v1beta1} (and of {@code api.kubemod.io/v1beta1} when that CRD is served; it is
- *       looked for at start and every minute until found) are delivered to the {@link RuleSink} under keys
- *       {@code group/version/namespace/name}; {@link RuleSink#synced()} is called once every informer has listed.
+ *   <li>ModRules of {@code remold.io/v1beta1} (and of {@code api.kubemod.io/v1beta1}, and Gatekeeper's four mutator
+ *       kinds of {@code mutations.gatekeeper.sh/v1}, each when its CRD is served; they are looked for at start and
+ *       every minute until found) are delivered to the {@link RuleSink} under keys
+ *       {@code group/version/plural/namespace/name}; {@link RuleSink#synced()} is called once every informer has
+ *       listed.
  *   <li>{@link #refs()} answers from Namespace and Node informer caches, never with an API call.
- *   <li>The leader (a Lease in the system namespace) writes each ModRule's {@code Ready} condition, and keeps the
+ *   <li>The leader (a Lease in the system namespace) writes each rule's {@code Ready} condition (and a mutator's
+ *       Gatekeeper {@code byPod}), and keeps the
  *       validating webhook's reach to where Reject rules apply ({@link RejectScope}).
  *   <li>{@link #bindings()} annotates bound pods that ask for it, on a background queue. Every replica does this
  *       for the bindings it receives (leader or not): the patch is idempotent (see docs/cluster.md).
@@ -52,7 +58,26 @@ public final class ClusterMode implements AutoCloseable {
     static final String KUBEMOD_GROUP = "api.kubemod.io";
     static final String RULE_VERSION = "v1beta1";
     private static final Duration RULE_RESYNC = Duration.ofMinutes(10);
-    private static final Duration KUBEMOD_RECHECK = Duration.ofMinutes(1);
+    /** How often a rule resource whose CRD is not served (KubeMod's, Gatekeeper's) is looked for again. */
+    private static final Duration DISCOVERY_RECHECK = Duration.ofMinutes(1);
+
+    /** A resource the server reads rules from: where it is served and how its manifests enter the rules. */
+    private record RuleResource(String group, String version, String plural, RuleLoader loader) {
+        @Override
+        public String toString() {
+            return group + "/" + version + " " + plural;
+        }
+    }
+
+    private static final RuleResource REMOLD_RULES =
+            new RuleResource(REMOLD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, RuleLoader.MODRULES);
+    /** Watched once KubeMod's CRD is served. */
+    private static final RuleResource KUBEMOD_RULES =
+            new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, RuleLoader.MODRULES);
+    /** Each watched once its CRD is served (Gatekeeper's own, or the installer's with --gatekeeper-compat). */
+    private static final List<RuleResource> GATEKEEPER_MUTATORS = Stream.of("assign", "assignmetadata",
+            "modifyset", "assignimage").map(plural -> new RuleResource(RuleLoader.GATEKEEPER_GROUP, "v1", plural,
+            RuleLoader.MUTATORS)).toList();
     /** The installer's validating webhook configuration, whose reach the leader keeps to the Reject rules. */
     static final String VALIDATING_WEBHOOK = "remold-validating";
     /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
@@ -107,7 +132,7 @@ public final class ClusterMode implements AutoCloseable {
     private final List<Watched> watched = new CopyOnWriteArrayList<>();
     private final List<RuleSource> ruleSources = new CopyOnWriteArrayList<>();
     private volatile boolean synced;
-    private volatile boolean kubeModProbeReported;
+    private final Set<RuleResource> probesReported = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean scopeQueued = new AtomicBoolean();
     private volatile int scopeReported;
     private volatile boolean closed;
@@ -119,7 +144,7 @@ public final class ClusterMode implements AutoCloseable {
         this.cache = new ClusterCache(config.kubemodCompat());
         this.background = Executors.newSingleThreadScheduledExecutor(daemon("remold-cluster"));
         this.bindingQueue = Executors.newSingleThreadScheduledExecutor(daemon("remold-node-refs"));
-        this.statusWriter = new ApiStatusWriter(requestClient, background);
+        this.statusWriter = new ApiStatusWriter(requestClient, background, config.identity());
         this.injector = new NodeRefInjector(requestClient,
                 (delay, task) -> bindingQueue.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),
                 config.kubemodCompat());
@@ -183,55 +208,57 @@ public final class ClusterMode implements AutoCloseable {
     private void run() {
         watch("", "v1", "namespaces", cache.namespaceHandler(), 0);
         watch("", "v1", "nodes", cache.nodeHandler(), 0);
-        watchRules(REMOLD_GROUP);
+        watchRules(REMOLD_RULES);
         leadership.start();
         background.scheduleWithFixedDelay(this::queueScope, SCOPE_RECHECK.toSeconds(), SCOPE_RECHECK.toSeconds(),
                 TimeUnit.SECONDS);
         Thread.ofPlatform().daemon().name("remold-cluster-sync").start(() -> {
             // Discovery is an API call: done here, not in start(), and before waiting so that "synced" covers it.
-            discoverKubeModRules();
+            discover(KUBEMOD_RULES);
+            GATEKEEPER_MUTATORS.forEach(this::discover);
             awaitSync();
         });
     }
 
-    private void watchRules(String group) {
-        var source = new RuleSource(group, RULE_VERSION, sink, statusWriter, leadership::isLeader, Clock.systemUTC());
+    private void watchRules(RuleResource resource) {
+        var source = new RuleSource(resource.group(), resource.version(), resource.plural(), resource.loader(), sink,
+                statusWriter, leadership::isLeader, Clock.systemUTC());
         ruleSources.add(source);
-        watch(group, RULE_VERSION, ApiStatusWriter.PLURAL, source, RULE_RESYNC.toMillis());
+        watch(resource.group(), resource.version(), resource.plural(), source, RULE_RESYNC.toMillis());
     }
 
     /**
-     * Starts the api.kubemod.io informer if KubeMod's CRD is served; true if it is. The probe is a list of at most
-     * one rule: 404 while the CRD is absent, and it also proves that we may list what the informer will watch.
+     * Starts the informer of a rule resource whose CRD is optional (KubeMod's, Gatekeeper's) if it is served; true if
+     * it is. The probe is a list of at most one object: 404 while the CRD is absent, and it also proves that we may
+     * list what the informer will watch.
      */
-    private boolean watchKubeModRules() {
+    private boolean watchIfServed(RuleResource resource) {
         try {
-            new DynamicKubernetesApi(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, requestClient)
+            new DynamicKubernetesApi(resource.group(), resource.version(), resource.plural(), requestClient)
                     .list(new ListOptions().limit(1)).throwsApiException();
         } catch (ApiException e) {
-            // 404: no such CRD. 403: the installation did not grant it (no KubeMod compatibility): said once.
-            if (e.getCode() != 404 && !kubeModProbeReported) {
-                kubeModProbeReported = true;
-                LOG.log(System.Logger.Level.INFO, "api.kubemod.io ModRules not watched: listing them answers HTTP {0}"
-                        + " (looked for again every minute)", e.getCode());
+            // 404: no such CRD. 403: the installation did not grant it (no compatibility flag): said once.
+            if (e.getCode() != 404 && probesReported.add(resource)) {
+                LOG.log(System.Logger.Level.INFO, "{0} not watched: listing them answers HTTP {1}"
+                        + " (looked for again every minute)", resource, e.getCode());
             }
             return false;
         } catch (RuntimeException e) { // the API server cannot be reached: the informers will say so too
-            LOG.log(System.Logger.Level.DEBUG, "cannot look for api.kubemod.io ModRules: {0}", e.toString());
+            LOG.log(System.Logger.Level.DEBUG, "cannot look for {0}: {1}", resource, e.toString());
             return false;
         }
-        LOG.log(System.Logger.Level.INFO, "KubeMod's CRD is served: watching api.kubemod.io ModRules too");
-        watchRules(KUBEMOD_GROUP);
+        LOG.log(System.Logger.Level.INFO, "the CRD of {0} is served: watching them too", resource);
+        watchRules(resource);
         return true;
     }
 
-    /** Watches api.kubemod.io ModRules once their CRD is served; until then looks again every minute. */
-    private void discoverKubeModRules() {
-        if (closed || watchKubeModRules()) {
+    /** Watches an optional rule resource once its CRD is served; until then looks again every minute. */
+    private void discover(RuleResource resource) {
+        if (closed || watchIfServed(resource)) {
             return;
         }
         try {
-            background.schedule(this::discoverKubeModRules, KUBEMOD_RECHECK.toSeconds(), TimeUnit.SECONDS);
+            background.schedule(() -> discover(resource), DISCOVERY_RECHECK.toSeconds(), TimeUnit.SECONDS);
         } catch (RejectedExecutionException e) {
             // closing
         }

@@ -12,44 +12,67 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The {@code Ready} condition of a ModRule's status, without its transition time (which is not compared: a
+ * The {@code Ready} condition of a rule's status (a ModRule's or a Gatekeeper mutator's), without its transition time (which is not compared: a
  * condition is rewritten only when status, reason, message or observed generation differ).
  */
 record ReadyCondition(boolean ready, String reason, String message, long observedGeneration) {
     static final String TYPE = "Ready";
     static final String COMPILED = "Compiled";
     static final String COMPILE_ERROR = "CompileError";
+    static final String MUTATOR_READY = "mutator compiled";
 
     static ReadyCondition of(RuleCompilation compilation, long generation) {
         if (compilation.ok()) {
-            return new ReadyCondition(true, COMPILED, "rule compiled", generation);
+            return ready("rule compiled", generation);
         }
-        String message = compilation.errors().stream().map(RuleCompilation.Problem::toString)
-                .collect(Collectors.joining("; "));
-        return new ReadyCondition(false, COMPILE_ERROR, message, generation);
+        return invalid(compilation.errors().stream().map(RuleCompilation.Problem::toString)
+                .collect(Collectors.joining("; ")), generation);
     }
 
     static ReadyCondition of(ModRuleException unreadable, long generation) {
         String field = unreadable.field();
-        String message = field == null || field.isEmpty() ? unreadable.problem() : field + ": " + unreadable.problem();
+        return invalid(field == null || field.isEmpty() ? unreadable.problem() : field + ": " + unreadable.problem(),
+                generation);
+    }
+
+    static ReadyCondition ready(String message, long generation) {
+        return new ReadyCondition(true, COMPILED, message, generation);
+    }
+
+    static ReadyCondition invalid(String message, long generation) {
         return new ReadyCondition(false, COMPILE_ERROR, message, generation);
     }
 
-    /** The Ready condition in {@code status.conditions} of a ModRule manifest, if any. */
-    static Optional<Observed> observed(JsonObject modRule) {
-        if (!(modRule.get("status") instanceof JsonObject status)
-                || !(status.get("conditions") instanceof JsonArray conditions)) {
+    /**
+     * The Ready condition in {@code status.conditions} of a rule manifest, if any; else, for a Gatekeeper mutator
+     * whose CRD is Gatekeeper's own (its status schema has no conditions, so the API server prunes them), the one
+     * that the first {@code status.byPod} entry tells.
+     */
+    static Optional<Observed> observed(JsonObject rule) {
+        if (!(rule.get("status") instanceof JsonObject status)) {
             return Optional.empty();
         }
-        for (JsonValue value : conditions) {
-            if (value instanceof JsonObject c && TYPE.equals(string(c, "type"))) {
-                long generation = c.get("observedGeneration") instanceof JsonNumber n ? n.longValue() : 0;
-                var condition = new ReadyCondition("True".equals(string(c, "status")), string(c, "reason"),
-                        string(c, "message"), generation);
-                return Optional.of(new Observed(condition, string(c, "lastTransitionTime")));
+        if (status.get("conditions") instanceof JsonArray conditions) {
+            for (JsonValue value : conditions) {
+                if (value instanceof JsonObject c && TYPE.equals(string(c, "type"))) {
+                    var condition = new ReadyCondition("True".equals(string(c, "status")), string(c, "reason"),
+                            string(c, "message"), generation(c));
+                    return Optional.of(new Observed(condition, string(c, "lastTransitionTime")));
+                }
             }
         }
+        if (status.get("byPod") instanceof JsonArray pods && !pods.isEmpty() && pods.get(0) instanceof JsonObject pod) {
+            boolean enforced = pod.getBoolean("enforced", false);
+            String message = enforced ? MUTATOR_READY : pod.get("errors") instanceof JsonArray errors
+                    && !errors.isEmpty() && errors.get(0) instanceof JsonObject e ? string(e, "message") : null;
+            return Optional.of(new Observed(enforced ? ready(message, generation(pod))
+                    : invalid(message, generation(pod)), null));
+        }
         return Optional.empty();
+    }
+
+    private static long generation(JsonObject o) {
+        return o.get("observedGeneration") instanceof JsonNumber n ? n.longValue() : 0;
     }
 
     /** A condition as found on the object, with its transition time. */

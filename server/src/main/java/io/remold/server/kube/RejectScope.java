@@ -8,6 +8,7 @@ import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.remold.api.ModRule;
 import io.remold.api.RuleType;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -61,6 +62,12 @@ final class RejectScope implements RuleSink {
             changed.run();
         }
         return compilation;
+    }
+
+    /** Mutators never reject: passed on, with no effect on the reach. */
+    @Override
+    public void putMutator(String key, Mutator mutator) {
+        delegate.putMutator(key, mutator);
     }
 
     @Override

@@ -2,10 +2,6 @@ package io.remold.server.kube;
 
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
-import io.remold.api.ModRule;
-import io.remold.api.ModRuleException;
-import io.remold.api.ModRules;
-import io.remold.engine.RuleCompilation;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -20,8 +16,8 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * Feeds the ModRules of one API group into the {@link RuleSink} from informer events and keeps each rule's
- * {@code Ready} condition up to date. A rule is recompiled only when its spec or generation changes, so our own
+ * Feeds the rules of one resource (ModRules of one API group, or one kind of Gatekeeper mutator) into the
+ * {@link RuleSink} from informer events and keeps each rule's {@code Ready} condition up to date. A rule is recompiled only when its spec or generation changes, so our own
  * status writes (which come back as update events) cost nothing and cause no further write.
  */
 final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> {
@@ -37,15 +33,20 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
 
     private final String group;
     private final String version;
+    private final String plural;
+    private final RuleLoader loader;
     private final RuleSink sink;
     private final StatusWriter status;
     private final BooleanSupplier leader;
     private final Clock clock;
     private final Map<String, Tracked> rules = new HashMap<>();
 
-    RuleSource(String group, String version, RuleSink sink, StatusWriter status, BooleanSupplier leader, Clock clock) {
+    RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
+               BooleanSupplier leader, Clock clock) {
         this.group = group;
         this.version = version;
+        this.plural = plural;
+        this.loader = loader;
         this.sink = sink;
         this.status = status;
         this.leader = leader;
@@ -66,7 +67,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     public void onDelete(DynamicKubernetesObject object, boolean finalStateUnknown) {
         var meta = object.getMetadata();
         if (meta != null && meta.getName() != null) {
-            remove(new RuleRef(group, version, meta.getNamespace(), meta.getName()));
+            remove(new RuleRef(group, version, plural, meta.getNamespace(), meta.getName()));
         }
     }
 
@@ -76,7 +77,8 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
         if (name.isEmpty()) {
             return;
         }
-        var ref = new RuleRef(group, version, Manifests.metadata(manifest, "namespace").orElse(null), name.get());
+        var ref = new RuleRef(group, version, plural, Manifests.metadata(manifest, "namespace").orElse(null),
+                name.get());
         JsonValue spec = manifest.getOrDefault("spec", JsonValue.NULL);
         long generation = manifest.getJsonObject("metadata").get("generation") instanceof JsonNumber n
                 ? n.longValue() : 0;
@@ -101,18 +103,8 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     }
 
     private ReadyCondition compile(RuleRef ref, JsonObject manifest, long generation) {
-        ModRule rule;
-        try {
-            rule = ModRules.fromJson(manifest, "ModRule " + ref);
-        } catch (ModRuleException e) {
-            // Never half-applied: the previous version of the rule leaves the engine too.
-            sink.remove(ref.key());
-            LOG.log(System.Logger.Level.WARNING, "rule {0} skipped: {1}", ref, e.getMessage());
-            return ReadyCondition.of(e, generation);
-        }
-        RuleCompilation compilation = sink.put(ref.key(), rule);
-        ReadyCondition condition = ReadyCondition.of(compilation, generation);
-        if (compilation.ok()) {
+        ReadyCondition condition = loader.load(ref, manifest, generation, sink);
+        if (condition.ready()) {
             LOG.log(System.Logger.Level.INFO, "rule {0} loaded (generation {1})", ref, generation);
         } else {
             LOG.log(System.Logger.Level.WARNING, "rule {0} skipped: {1}", ref, condition.message());

@@ -2,9 +2,10 @@ package io.remold.server.rules;
 
 import io.remold.api.ModRule;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.mutators.Mutator;
 
 /**
- * Where rule sources (a folder, the cluster's informers) deliver ModRules. Keys are stable per source object,
+ * Where rule sources (a folder, the cluster's informers) deliver ModRules and Gatekeeper mutators. Keys are stable per source object,
  * for example {@code remold.io/v1beta1/ns/name}. Implementations swap in a new immutable engine snapshot after
  * each change.
  */
@@ -12,7 +13,10 @@ public interface RuleSink {
     /** Adds or replaces the rule under {@code key}; returns its compilation (a broken rule is kept out). */
     RuleCompilation put(String key, ModRule rule);
 
-    /** Removes the rule under {@code key}, if any. */
+    /** Adds or replaces the Gatekeeper mutator under {@code key} (compiled: an invalid one never gets here). */
+    void putMutator(String key, Mutator mutator);
+
+    /** Removes the rule or mutator under {@code key}, if any. */
     void remove(String key);
 
     /** The source has delivered its initial state: the server may report ready. */

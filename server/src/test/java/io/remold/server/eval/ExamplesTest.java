@@ -23,8 +23,9 @@ import static org.hamcrest.Matchers.is;
 
 /**
  * Golden files: every folder of {@code examples/kubemod-readme} (a README rule rewritten for Remold), of
- * {@code examples/kubemod-compat} (the KubeMod original of such a rule, checked against its rewrite's files) and of
- * {@code examples/rules/cases} (inputs for the rule set of {@code examples/rules}) is evaluated with
+ * {@code examples/kubemod-compat} (the KubeMod original of such a rule, checked against its rewrite's files), of
+ * {@code examples/gatekeeper} (Gatekeeper mutators, unchanged manifests) and of {@code examples/rules/cases}
+ * (inputs for the rule set of {@code examples/rules}) is evaluated with
  * {@link EvalCommand#run} and compared with its {@code expected.yaml} or {@code rejected.txt}.
  */
 class ExamplesTest {
@@ -62,6 +63,9 @@ class ExamplesTest {
             Path twin = EXAMPLES.resolve("kubemod-readme").resolve(dir.getFileName());
             assertThat("kubemod-compat/" + dir.getFileName() + " has a kubemod-readme twin", Files.isDirectory(twin));
             out.add(new Example("kubemod-compat/" + dir.getFileName(), dir.resolve("rule.yaml"), twin));
+        }
+        for (Path dir : folders(EXAMPLES.resolve("gatekeeper"))) {
+            out.add(new Example("gatekeeper/" + dir.getFileName(), dir.resolve("rule.yaml"), dir));
         }
         for (Path dir : folders(EXAMPLES.resolve("rules/cases"))) {
             out.add(new Example("rules/cases/" + dir.getFileName(), EXAMPLES.resolve("rules"), dir));

@@ -17,9 +17,9 @@ class ApiStatusWriterTest {
     void writesTheReadyConditionThroughTheStatusSubresource() throws IOException {
         try (var api = new FakeApiServer()) {
             api.on("PATCH", STATUS_PATH, ok("{}"));
-            var writer = new ApiStatusWriter(api.client(), Runnable::run);
+            var writer = new ApiStatusWriter(api.client(), Runnable::run, "remold-server-0");
 
-            writer.write(new RuleRef("remold.io", "v1beta1", "team-a", "r"),
+            writer.write(new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "r"),
                     new ReadyCondition(false, "CompileError", "spec.match[0].select: unexpected end", 4),
                     "2026-01-02T03:04:05Z");
 
@@ -35,8 +35,8 @@ class ApiStatusWriterTest {
     void refusedWriteIsLoggedNotThrown() throws IOException {
         try (var api = new FakeApiServer()) {
             api.on("PATCH", STATUS_PATH, status(403, "Forbidden"));
-            var writer = new ApiStatusWriter(api.client(), Runnable::run);
-            writer.write(new RuleRef("remold.io", "v1beta1", "team-a", "r"),
+            var writer = new ApiStatusWriter(api.client(), Runnable::run, "remold-server-0");
+            writer.write(new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "r"),
                     new ReadyCondition(true, "Compiled", "rule compiled", 1), "2026-01-02T03:04:05Z");
             assertThat(api.requests("PATCH", STATUS_PATH), hasSize(1));
         }

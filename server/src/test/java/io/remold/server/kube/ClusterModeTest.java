@@ -69,7 +69,7 @@ class ClusterModeTest {
         try (var mode = start()) {
             await(mode::synced);
             assertThat(sink.synced, is(true));
-            assertThat(sink.keys(), contains("remold.io/v1beta1/team-a/r"));
+            assertThat(sink.keys(), contains("remold.io/v1beta1/modrules/team-a/r"));
 
             var refs = mode.refs();
             assertThat(refs.ignored("kube-system"), is(true));
@@ -97,10 +97,10 @@ class ClusterModeTest {
                         event("DELETED", modRule("r", 2, PATCH_SPEC.replace("blue", "green"), null)));
 
         try (var mode = start()) {
-            await(() -> sink.removes().contains("remold.io/v1beta1/team-a/r"));
+            await(() -> sink.removes().contains("remold.io/v1beta1/modrules/team-a/r"));
             // The informer queue keeps the order of each rule's events, not across rules: its deltas are grouped by key.
-            assertThat(sink.puts(), containsInAnyOrder("remold.io/v1beta1/team-a/r",
-                    "remold.io/v1beta1/team-a/broken", "remold.io/v1beta1/team-a/r"));
+            assertThat(sink.puts(), containsInAnyOrder("remold.io/v1beta1/modrules/team-a/r",
+                    "remold.io/v1beta1/modrules/team-a/broken", "remold.io/v1beta1/modrules/team-a/r"));
             assertThat(sink.keys(), empty());
 
             String status = STATUS_PATH.formatted("broken");
@@ -120,8 +120,39 @@ class ClusterModeTest {
 
         try (var mode = start()) {
             await(mode::synced);
-            assertThat(sink.keys(), containsInAnyOrder("remold.io/v1beta1/team-a/r",
-                    "api.kubemod.io/v1beta1/team-a/k"));
+            assertThat(sink.keys(), containsInAnyOrder("remold.io/v1beta1/modrules/team-a/r",
+                    "api.kubemod.io/v1beta1/modrules/team-a/k"));
+        }
+    }
+
+    @Test
+    void gatekeeperMutatorsAreWatchedWhenTheirCrdsAreServedAndGetGatekeepersByPodStatus() {
+        String assign = """
+                {'apiVersion':'mutations.gatekeeper.sh/v1','kind':'Assign','metadata':{'name':'pull-always',
+                 'generation':2,'resourceVersion':'5'},
+                 'spec':{'applyTo':[{'groups':[''],'kinds':['Pod'],'versions':['v1']}],
+                 'location':'spec.containers[name: *].imagePullPolicy',
+                 'parameters':{'assign':{'value':'Always'}}}}""";
+        String broken = assign.replace("pull-always", "broken").replace("'location':'spec.containers", "'location':'.spec");
+        api.on("GET", RULES, ok(list("remold.io/v1beta1", "ModRuleList")))
+                .on("GET", "/apis/mutations.gatekeeper.sh/v1/assign",
+                        ok(list("mutations.gatekeeper.sh/v1", "AssignList", assign, broken)))
+                .on("PATCH", "/apis/mutations.gatekeeper.sh/v1/assign/pull-always/status", ok("{}"))
+                .on("PATCH", "/apis/mutations.gatekeeper.sh/v1/assign/broken/status", ok("{}"));
+
+        try (var mode = start()) {
+            await(mode::synced);
+            assertThat(sink.mutators.keySet(), contains("mutations.gatekeeper.sh/v1/assign//pull-always"));
+            assertThat(sink.removes(), contains("mutations.gatekeeper.sh/v1/assign//broken"));
+            String ok = "/apis/mutations.gatekeeper.sh/v1/assign/pull-always/status";
+            await(() -> !api.requests("PATCH", ok).isEmpty());
+            assertThat(api.requests("PATCH", ok).getFirst().body(), containsString(
+                    "\"byPod\":[{\"id\":\"test\",\"observedGeneration\":2,\"operations\":[\"mutation-webhook\"],"
+                            + "\"enforced\":true}]"));
+            String failed = "/apis/mutations.gatekeeper.sh/v1/assign/broken/status";
+            await(() -> !api.requests("PATCH", failed).isEmpty());
+            assertThat(api.requests("PATCH", failed).getFirst().body(), containsString(
+                    "\"enforced\":false,\"errors\":[{\"type\":\"CompileError\",\"message\":\"spec.location: "));
         }
     }
 
@@ -131,7 +162,7 @@ class ClusterModeTest {
 
         try (var mode = start()) {
             await(mode::synced);
-            assertThat(sink.keys(), contains("remold.io/v1beta1/team-a/r"));
+            assertThat(sink.keys(), contains("remold.io/v1beta1/modrules/team-a/r"));
             assertThat("only the probe", api.requests("GET", KUBEMOD_RULES).stream()
                     .map(FakeApiServer.Request::query).toList(), contains(containsString("limit=1")));
         }

@@ -2,6 +2,7 @@ package io.remold.server.kube;
 
 import io.remold.api.ModRule;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.server.rules.RuleSink;
 
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.Map;
  */
 final class RecordingSink implements RuleSink {
     final Map<String, ModRule> rules = new LinkedHashMap<>();
+    final Map<String, Mutator> mutators = new LinkedHashMap<>();
     final List<String> puts = new ArrayList<>();
     final List<String> removes = new ArrayList<>();
     volatile boolean synced;
@@ -35,7 +37,14 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
+    public synchronized void putMutator(String key, Mutator mutator) {
+        puts.add(key);
+        mutators.put(key, mutator);
+    }
+
+    @Override
     public synchronized void remove(String key) {
+        mutators.remove(key);
         removes.add(key);
         rules.remove(key);
     }

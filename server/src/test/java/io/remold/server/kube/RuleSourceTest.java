@@ -19,7 +19,7 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 
 class RuleSourceTest {
-    private static final String KEY = "remold.io/v1beta1/team-a/r";
+    private static final String KEY = "remold.io/v1beta1/modrules/team-a/r";
     private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
 
     record Write(RuleRef rule, ReadyCondition condition, String since) {
@@ -28,7 +28,7 @@ class RuleSourceTest {
     private final RecordingSink sink = new RecordingSink();
     private final List<Write> writes = new ArrayList<>();
     private boolean leader = true;
-    private final RuleSource source = new RuleSource("remold.io", "v1beta1", sink,
+    private final RuleSource source = new RuleSource("remold.io", "v1beta1", "modrules", RuleLoader.MODRULES, sink,
             (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
             Clock.fixed(NOW, ZoneOffset.UTC));
 
@@ -38,7 +38,7 @@ class RuleSourceTest {
 
         assertThat(sink.rules.keySet(), contains(KEY));
         assertThat(sink.rules.get(KEY).name(), is("r"));
-        assertThat(writes, contains(new Write(new RuleRef("remold.io", "v1beta1", "team-a", "r"),
+        assertThat(writes, contains(new Write(new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "r"),
                 new ReadyCondition(true, "Compiled", "rule compiled", 1), NOW.toString())));
     }
 

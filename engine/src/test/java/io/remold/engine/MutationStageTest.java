@@ -1,0 +1,92 @@
+package io.remold.engine;
+
+import io.remold.api.AdmissionOperation;
+import io.remold.json.JsonTree;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.remold.engine.Rules.rule;
+import static io.remold.engine.TestJson.json;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.sameInstance;
+
+class MutationStageTest {
+    private static final String POD = "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'web','labels':{'app':'a'}}}";
+
+    /** Copies label {@code from} into label {@code to}, or fails when told to. */
+    private record CopyLabel(String name, String from, String to, boolean fail) implements MutationStage {
+        @Override
+        public int ruleCount() {
+            return 1;
+        }
+
+        @Override
+        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
+            if (fail) {
+                outcomes.add(new RuleOutcome(name, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, "broken"));
+                return object;
+            }
+            JsonObject metadata = object.getJsonObject("metadata");
+            JsonObject labels = metadata.getJsonObject("labels");
+            if (!(labels.get(from) instanceof JsonString value)) {
+                return object;
+            }
+            JsonObject result = JsonTree.with(object, "metadata",
+                    JsonTree.with(metadata, "labels", JsonTree.with(labels, to, value)));
+            outcomes.add(new RuleOutcome(name, 0, true, -1, null, Engine.diff(object, result), null));
+            return result;
+        }
+    }
+
+    private static final String SET_B = "{type: Patch, match: [{select: '$.kind', matchValue: Pod}],"
+            + " patch: [{op: add, path: /metadata/labels/b, value: from-modrule}]}";
+
+    @Test
+    void stagesRunAfterModRulesOnTheirResultAndShareOnePatch() {
+        Engine engine = Engine.builder().rule(rule("ns", "set-b", SET_B))
+                .stage(new CopyLabel("copy-b-to-c", "b", "c", false))
+                .stage(new CopyLabel("copy-c-to-d", "c", "d", false)).build();
+        Decision decision = engine.mutate(AdmissionRequest.create("ns", json(POD)));
+        assertThat(decision.patch(), equalTo(json("""
+                [{'op':'add','path':'/metadata/labels/b','value':'from-modrule'},
+                 {'op':'add','path':'/metadata/labels/c','value':'from-modrule'},
+                 {'op':'add','path':'/metadata/labels/d','value':'from-modrule'}]""")));
+        assertThat(decision.outcomes().stream().map(RuleOutcome::rule).toList(),
+                contains("ns/set-b", "copy-b-to-c", "copy-c-to-d"));
+        assertThat(engine.ruleCount(), equalTo(1));
+        assertThat(engine.stageRuleCount(), equalTo(2));
+    }
+
+    @Test
+    void aStageAloneChangesTheObject() {
+        Engine engine = Engine.builder().stage(new CopyLabel("copy", "app", "copy", false)).build();
+        Decision decision = engine.mutate(AdmissionRequest.create("ns", json(POD)));
+        assertThat(decision.patch(), equalTo(json("[{'op':'add','path':'/metadata/labels/copy','value':'a'}]")));
+    }
+
+    @Test
+    void aFailingStageLeavesTheObjectAndReportsWhy() {
+        JsonValue pod = json(POD);
+        Engine engine = Engine.builder().stage(new CopyLabel("broken", "app", "x", true)).build();
+        Decision decision = engine.mutate(AdmissionRequest.create("ns", pod));
+        assertThat(decision.patch(), empty());
+        assertThat(decision.result(), sameInstance(pod));
+        assertThat(decision.outcomes().getFirst().error(), equalTo("broken"));
+    }
+
+    @Test
+    void deleteRequestsReachNoStage() {
+        Engine engine = Engine.builder().stage(new CopyLabel("copy", "app", "copy", false)).build();
+        var request = new AdmissionRequest(AdmissionOperation.DELETE, "ns", null, json(POD), null, null, false);
+        Decision decision = engine.mutate(request);
+        assertThat(decision.patch(), empty());
+        assertThat(decision.outcomes(), empty());
+    }
+}

@@ -1,0 +1,104 @@
+package io.remold.gatekeeper;
+
+import io.remold.engine.AdmissionRequest;
+import io.remold.engine.Engine;
+import io.remold.engine.MutationStage;
+import io.remold.engine.RuleOutcome;
+import io.remold.gatekeeper.match.Source;
+import io.remold.gatekeeper.mutators.Mutable;
+import io.remold.gatekeeper.mutators.MutationException;
+import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.gatekeeper.mutators.MutatorId;
+import io.remold.gatekeeper.mutators.Mutators;
+import io.remold.gatekeeper.system.MutationSystem;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+
+/**
+ * The module's entry point: reads Gatekeeper mutator manifests ({@code mutations.gatekeeper.sh}: Assign,
+ * AssignMetadata, ModifySet, AssignImage) and runs them as a {@link MutationStage} of the engine, after the ModRule
+ * Patch rules, the way Gatekeeper's mutation system does (ordered by id, repeated until nothing changes).
+ */
+public final class Gatekeeper {
+    public static final String GROUP = "mutations.gatekeeper.sh";
+    /** The versions Gatekeeper serves its mutators in; they differ only in name. */
+    public static final List<String> VERSIONS = List.of("v1", "v1beta1", "v1alpha1");
+    /** How outcomes name a failure of the whole stage (Gatekeeper fails a request's mutation as a whole). */
+    static final String SYSTEM = "gatekeeper-mutation";
+    private static final JsonProvider JSON = JsonProvider.provider();
+
+    private Gatekeeper() {
+    }
+
+    /** Whether a manifest belongs to this family (its apiVersion's group is {@value #GROUP}). */
+    public static boolean isMutator(JsonObject manifest) {
+        return manifest.get("apiVersion") instanceof JsonString v && v.getString().startsWith(GROUP + "/");
+    }
+
+    /**
+     * Compiles one mutator manifest, or throws {@link io.remold.gatekeeper.mutators.InvalidMutatorException} naming
+     * the field and Gatekeeper's reason.
+     */
+    public static Mutator parse(JsonObject manifest) {
+        return Mutators.parse(manifest);
+    }
+
+    /**
+     * Whether an engine outcome comes from this stage: mutators are named {@code Kind/name} (ModRules {@code
+     * namespace/name}, and namespaces are lowercase), a failure of the whole stage {@value #SYSTEM}.
+     */
+    public static boolean isStageOutcome(String rule) {
+        int slash = rule.indexOf('/');
+        return SYSTEM.equals(rule) || slash > 0 && Mutators.KINDS.contains(rule.substring(0, slash));
+    }
+
+    /** The engine stage that runs these mutators (schema conflicts disable the mutators involved). */
+    public static MutationStage stage(Collection<? extends Mutator> mutators) {
+        return new Stage(MutationSystem.of(mutators));
+    }
+
+    /** Schema conflicts of a set of mutators: the disabled mutator and why. */
+    public static java.util.Map<MutatorId, String> conflicts(Collection<? extends Mutator> mutators) {
+        return MutationSystem.of(mutators).conflicts();
+    }
+
+    private record Stage(MutationSystem system) implements MutationStage {
+        @Override
+        public int ruleCount() {
+            return system.order().size();
+        }
+
+        @Override
+        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
+            JsonObject namespace = request.namespaceRef() instanceof JsonObject ns ? ns : null;
+            var mutable = new Mutable(object, namespace, "", Source.Original, request.operation().name());
+            MutationSystem.Result result;
+            try {
+                result = system.mutate(mutable);
+            } catch (MutationException | RuntimeException e) {
+                String why = e.getMessage() == null ? e.toString() : e.getMessage();
+                outcomes.add(new RuleOutcome(SYSTEM, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why));
+                return object;
+            }
+            if (!result.mutated()) {
+                return object;
+            }
+            // One outcome per mutator that changed the object, with what it changed in every pass.
+            var applied = new LinkedHashMap<MutatorId, JsonArrayBuilder>();
+            for (MutationSystem.Change change : result.changes()) {
+                JsonArrayBuilder ops = applied.computeIfAbsent(change.mutator(), id -> JSON.createArrayBuilder());
+                Engine.diff(change.before(), change.after()).forEach(ops::add);
+            }
+            applied.forEach((id, ops) ->
+                    outcomes.add(new RuleOutcome(id.toString(), 0, true, -1, null, ops.build(), null)));
+            return result.object();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.remold.gatekeeper.mutators;
+
+import io.remold.gatekeeper.match.ApplyTo;
+import io.remold.gatekeeper.match.GroupVersionKind;
+import io.remold.gatekeeper.match.MatchException;
+import io.remold.gatekeeper.path.PathNode;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+
+import java.util.List;
+
+/**
+ * A compiled mutator of any kind: where it applies (applyTo when it has a schema, then match), its location and path
+ * tests, and the {@link Setter} it applies there. A kind differs only in its checks and its setter.
+ *
+ * @param schemaBindings empty for a kind without a schema (AssignMetadata), which then matches on match alone
+ */
+record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, PathTests tests,
+                       boolean usesExternalData, Setters setters) implements Mutator {
+
+    /** The setter for one request (AssignMetadata's value may come from the object). */
+    @FunctionalInterface
+    interface Setters {
+        Setter forRequest(Mutable mutable) throws MutationException;
+    }
+
+    @Override
+    public MutatorId id() {
+        return spec.id();
+    }
+
+    @Override
+    public List<PathNode> path() {
+        return spec.path();
+    }
+
+    @Override
+    public boolean matches(Mutable mutable) throws MutationException {
+        if (!schemaBindings.isEmpty()
+                && !ApplyTo.appliesTo(spec.applyTo(), GroupVersionKind.of(mutable.object()), mutable.operation())) {
+            return false;
+        }
+        try {
+            return spec.match().matches(mutable.object(), mutable.namespace(), mutable.source());
+        } catch (MatchException e) {
+            throw new MutationException(id() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public JsonObject mutate(Mutable mutable) throws MutationException {
+        return Core.mutate(spec.path(), tests, setters.forRequest(mutable), mutable.object());
+    }
+}

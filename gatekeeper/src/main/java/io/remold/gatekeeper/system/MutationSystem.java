@@ -1,0 +1,146 @@
+package io.remold.gatekeeper.system;
+
+import io.remold.gatekeeper.mutators.Mutable;
+import io.remold.gatekeeper.mutators.MutationException;
+import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.gatekeeper.mutators.MutatorId;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * An immutable snapshot of mutators in Gatekeeper's order (ascending {@link MutatorId}), with schema conflicts
+ * resolved (conflicting mutators are disabled), applied the way Gatekeeper's mutation system does: every matching
+ * mutator in order, pass after pass, until a pass changes nothing.
+ */
+public final class MutationSystem {
+    private final List<Mutator> ordered;
+    private final List<Mutator> enabled;
+    private final Map<MutatorId, String> conflicts;
+
+    private MutationSystem(List<Mutator> ordered, Map<MutatorId, String> conflicts) {
+        this.ordered = ordered;
+        this.enabled = ordered.stream().filter(m -> !conflicts.containsKey(m.id())).toList();
+        this.conflicts = conflicts;
+    }
+
+    /**
+     * The snapshot of these mutators; of two with the same id the later one counts (an upsert replaces). A null
+     * mutator is refused with Gatekeeper's {@code attempted to add nil mutator}.
+     */
+    public static MutationSystem of(Collection<? extends Mutator> mutators) {
+        var byId = new TreeMap<MutatorId, Mutator>();
+        for (Mutator m : mutators) {
+            Objects.requireNonNull(m, "attempted to add nil mutator");
+            byId.put(m.id(), m);
+        }
+        return new MutationSystem(List.copyOf(byId.values()),
+                Collections.unmodifiableMap(SchemaConflicts.find(byId.values())));
+    }
+
+    /** The mutators in the order they run, including disabled ones. */
+    public List<MutatorId> order() {
+        return ordered.stream().map(Mutator::id).toList();
+    }
+
+    /**
+     * Mutators disabled by a schema conflict, in id order, with Gatekeeper's reason ({@code the following mutators
+     * have conflicting schemas: [...]}) naming them all, then where they first disagree.
+     */
+    public Map<MutatorId, String> conflicts() {
+        return conflicts;
+    }
+
+    /**
+     * Runs the matching mutators until the object converges. Throws {@code mutation not converging} when it does not
+     * within len(mutators)+1 passes, {@code oscillating mutation} when it converges back to the input after changing
+     * it, or the first error of a mutator's match or mutation (the whole mutation fails).
+     */
+    public Result mutate(Mutable mutable) throws MutationException {
+        JsonObject original = mutable.object();
+        JsonObject current = original;
+        var changes = new ArrayList<Change>();
+        int maxPasses = ordered.size() + 1;
+        for (int pass = 1; pass <= maxPasses; pass++) {
+            JsonObject before = current;
+            for (Mutator m : enabled) {
+                current = apply(m, mutable.withObject(current), changes);
+            }
+            if (same(before, current)) {
+                if (pass == 1) {
+                    return new Result(original, false, List.of(), pass);
+                }
+                if (same(original, current)) {
+                    throw new MutationException("oscillating mutation for " + describe(original));
+                }
+                return new Result(current, true, List.copyOf(changes), pass);
+            }
+        }
+        throw new MutationException("mutation not converging for " + describe(original) + " after " + maxPasses
+                + " passes");
+    }
+
+    private static JsonObject apply(Mutator m, Mutable step, List<Change> changes) throws MutationException {
+        try {
+            if (!m.matches(step)) {
+                return step.object();
+            }
+            JsonObject next = m.mutate(step);
+            if (next != step.object()) {
+                changes.add(new Change(m.id(), step.object(), next));
+            }
+            return next;
+        } catch (MutationException e) {
+            throw new MutationException("mutation for mutator " + gatekeeperName(m.id()) + " failed for "
+                    + describe(step.object()) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean same(JsonObject a, JsonObject b) {
+        return a == b || a.equals(b);
+    }
+
+    /** The object as Gatekeeper's errors name it: group, kind, namespace and name (those it has). */
+    private static String describe(JsonObject object) {
+        String apiVersion = text(object, "apiVersion");
+        int slash = apiVersion.indexOf('/');
+        var metadata = object.get("metadata") instanceof JsonObject m ? m : JsonValue.EMPTY_JSON_OBJECT;
+        String text = String.join(" ", slash < 0 ? "" : apiVersion.substring(0, slash), text(object, "kind"),
+                text(metadata, "namespace"), text(metadata, "name")).trim().replaceAll(" +", " ");
+        return text.isEmpty() ? "the object" : text;
+    }
+
+    private static String text(JsonObject object, String key) {
+        return object.get(key) instanceof JsonString s ? s.getString() : "";
+    }
+
+    /** A mutator's id the way Gatekeeper prints it: {@code Kind.group namespace/name} ({@code Kind} when no group). */
+    static String gatekeeperName(MutatorId id) {
+        String groupKind = id.group().isEmpty() ? id.kind() : id.kind() + "." + id.group();
+        return groupKind + " " + id.namespace() + "/" + id.name();
+    }
+
+    /**
+     * The final object ({@code mutable.object()} itself when nothing changed), whether it differs from the input, each
+     * change a mutator made, in the order made (a mutator may change the object in several passes), and the number
+     * of passes run (the last one changed nothing).
+     */
+    public record Result(JsonObject object, boolean mutated, List<Change> changes, int passes) {
+        /** The mutators that changed the object, in the order they first did. */
+        public List<MutatorId> changedBy() {
+            return changes.stream().map(Change::mutator).distinct().toList();
+        }
+    }
+
+    /** One mutator's application that changed the object: the object before and after it. */
+    public record Change(MutatorId mutator, JsonObject before, JsonObject after) {
+    }
+}

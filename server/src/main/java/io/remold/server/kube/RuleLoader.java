@@ -1,0 +1,45 @@
+package io.remold.server.kube;
+
+import io.remold.api.ModRule;
+import io.remold.api.ModRuleException;
+import io.remold.api.ModRules;
+import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.gatekeeper.mutators.InvalidMutatorException;
+import io.remold.server.rules.RuleSink;
+import jakarta.json.JsonObject;
+
+/**
+ * How a manifest of one family enters the rules: put into the sink, or taken out of it with the reason, as the Ready
+ * condition its status deserves. Never half-applied: a manifest that does not load also removes its previous
+ * version.
+ */
+interface RuleLoader {
+    String GATEKEEPER_GROUP = Gatekeeper.GROUP;
+
+    ReadyCondition load(RuleRef ref, JsonObject manifest, long generation, RuleSink sink);
+
+    /** ModRules of {@code remold.io} and {@code api.kubemod.io}. */
+    RuleLoader MODRULES = (ref, manifest, generation, sink) -> {
+        ModRule rule;
+        try {
+            rule = ModRules.fromJson(manifest, "ModRule " + ref);
+        } catch (ModRuleException e) {
+            sink.remove(ref.key());
+            return ReadyCondition.of(e, generation);
+        }
+        RuleCompilation compilation = sink.put(ref.key(), rule);
+        return ReadyCondition.of(compilation, generation);
+    };
+
+    /** Gatekeeper's Assign, AssignMetadata, ModifySet and AssignImage. */
+    RuleLoader MUTATORS = (ref, manifest, generation, sink) -> {
+        try {
+            sink.putMutator(ref.key(), Gatekeeper.parse(manifest));
+            return ReadyCondition.ready(ReadyCondition.MUTATOR_READY, generation);
+        } catch (InvalidMutatorException e) {
+            sink.remove(ref.key());
+            return ReadyCondition.invalid(e.getMessage(), generation);
+        }
+    };
+}

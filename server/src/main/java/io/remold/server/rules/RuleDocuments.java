@@ -1,0 +1,77 @@
+package io.remold.server.rules;
+
+import io.remold.api.ModRule;
+import io.remold.api.ModRuleException;
+import io.remold.api.ModRules;
+import io.remold.api.YamlJson;
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.gatekeeper.mutators.InvalidMutatorException;
+import io.remold.gatekeeper.mutators.Mutator;
+import jakarta.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the rules of one YAML or JSON text, whatever their family: ModRules ({@code remold.io},
+ * {@code api.kubemod.io}) and Gatekeeper mutators ({@code mutations.gatekeeper.sh}), each with the document it came
+ * from. Every problem is a {@link ModRuleException} naming source, document, field and line.
+ */
+public final class RuleDocuments {
+    private RuleDocuments() {
+    }
+
+    /** A rule and where it stands: its 1-based non-empty document and, in a {@code List}, its item. */
+    public sealed interface Entry {
+        int document();
+
+        /** {@code items[N].} for an item of a List document, else empty. */
+        String prefix();
+
+        /** {@code namespace/name} of a ModRule, {@code Kind/name} of a mutator: unique within a rule set. */
+        String id();
+    }
+
+    public record RuleEntry(int document, String prefix, ModRule rule) implements Entry {
+        @Override
+        public String id() {
+            return rule.id();
+        }
+    }
+
+    public record MutatorEntry(int document, String prefix, Mutator mutator) implements Entry {
+        @Override
+        public String id() {
+            return mutator.id().toString();
+        }
+    }
+
+    public static List<Entry> read(String text, String source) {
+        var out = new ArrayList<Entry>();
+        List<YamlJson.Document> documents = YamlJson.documents(text, source);
+        for (int d = 0; d < documents.size(); d++) {
+            YamlJson.Document doc = documents.get(d);
+            int number = d + 1;
+            if (doc.value() instanceof JsonObject manifest && Gatekeeper.isMutator(manifest)) {
+                out.add(new MutatorEntry(number, "", mutator(manifest, doc, number, source)));
+                continue;
+            }
+            List<ModRule> rules = ModRules.fromDocument(doc, number, source);
+            boolean list = doc.value() instanceof JsonObject o
+                    && ("List".equals(o.getString("kind", "")) || "ModRuleList".equals(o.getString("kind", "")));
+            for (int i = 0; i < rules.size(); i++) {
+                out.add(new RuleEntry(number, list ? "items[" + i + "]." : "", rules.get(i)));
+            }
+        }
+        return out;
+    }
+
+    private static Mutator mutator(JsonObject manifest, YamlJson.Document doc, int number, String source) {
+        try {
+            return Gatekeeper.parse(manifest);
+        } catch (InvalidMutatorException e) {
+            int[] at = doc.position(e.field());
+            throw new ModRuleException(source, number, e.field(), at[0], at[1], e.reason());
+        }
+    }
+}
