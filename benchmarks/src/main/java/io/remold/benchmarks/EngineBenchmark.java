@@ -2,13 +2,17 @@ package io.remold.benchmarks;
 
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRules;
+import io.remold.api.YamlJson;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
+import io.remold.gatekeeper.Gatekeeper;
 import io.remold.json.JsonTree;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -24,7 +28,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One admission decision for a ~5 KB Deployment against a {@link RuleMix} of N rules, one of which matches.
+ * One admission decision for a ~5 KB Deployment against N rules of one family: a {@link RuleMix} of ModRules, one of
+ * which matches, or a {@link GatekeeperMix} of Gatekeeper mutators, four of which match.
  * Run: {@code java -jar benchmarks/target/remold-benchmarks.jar EngineBenchmark -prof gc}.
  */
 @State(Scope.Benchmark)
@@ -37,17 +42,21 @@ public class EngineBenchmark {
     @Param({"10", "100", "1000", "10000"})
     public int rules;
 
+    @Param({"modrules", "gatekeeper"})
+    public String family;
+
     private Engine engine;
     private AdmissionRequest request;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        engine = Engine.builder()
+        engine = family.equals("gatekeeper") ? mutators(rules) : Engine.builder()
             .systemNamespace(RuleMix.SYSTEM_NAMESPACE)
             .rules(ModRules.parse(RuleMix.yaml(rules), "rule-mix-" + rules))
             .build();
-        if (engine.ruleCount() != rules) {
-            throw new IllegalStateException("expected " + rules + " compiled rules, got " + engine.ruleCount());
+        if (engine.ruleCount() + engine.stageRuleCount() != rules) {
+            throw new IllegalStateException("expected " + rules + " rules, got " + engine.ruleCount() + " ModRules and "
+                + engine.stageRuleCount() + " mutators");
         }
         request = new AdmissionRequest(AdmissionOperation.CREATE, RuleMix.TARGET_NAMESPACE, deployment(),
             null, null, null, false);
@@ -67,6 +76,14 @@ public class EngineBenchmark {
     @Benchmark
     public Decision validate() {
         return engine.validate(request);
+    }
+
+    /** An engine of {@code count} {@link GatekeeperMix} mutators and no ModRules, as the server builds it. */
+    static Engine mutators(int count) {
+        List<JsonValue> manifests = YamlJson.parse(GatekeeperMix.yaml(count), "gatekeeper-mix-" + count);
+        return Engine.builder()
+            .stage(Gatekeeper.stage(manifests.stream().map(m -> Gatekeeper.parse((JsonObject) m)).toList()))
+            .build();
     }
 
     /** The Deployment as the server holds it: read by {@link JsonTree}. */

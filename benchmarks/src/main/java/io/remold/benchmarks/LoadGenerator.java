@@ -63,7 +63,7 @@ public final class LoadGenerator {
             System.exit(2);
             return;
         }
-        SSLContext tls = tls(options);
+        SSLContext tls = tls(options.ca(), options.insecure());
         Connection[] connections = new Connection[options.connections()];
         for (int c = 0; c < connections.length; c++) {
             connections[c] = new Connection(tls, options.url());
@@ -246,9 +246,10 @@ public final class LoadGenerator {
         }
     }
 
-    private static SSLContext tls(Options options) throws Exception {
+    /** Trusts {@code ca}'s certificates, every certificate if {@code insecure}, else the JDK's default roots. */
+    static SSLContext tls(Path ca, boolean insecure) throws Exception {
         TrustManager[] trust;
-        if (options.insecure()) {
+        if (insecure) {
             trust = new TrustManager[] {new X509TrustManager() {
                 @Override
                 public void checkClientTrusted(X509Certificate[] chain, String authType) {
@@ -263,10 +264,10 @@ public final class LoadGenerator {
                     return new X509Certificate[0];
                 }
             }};
-        } else if (options.ca() != null) {
+        } else if (ca != null) {
             KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
             store.load(null, null);
-            try (InputStream in = Files.newInputStream(options.ca())) {
+            try (InputStream in = Files.newInputStream(ca)) {
                 int i = 0;
                 for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
                     store.setCertificateEntry("ca-" + i++, cert);

@@ -231,6 +231,27 @@ class WebhookServerTest {
         assertThat(response.getJsonObject("status").getString("message"), containsString("spec.type"));
     }
 
+    /** An AdmissionReview of a cluster-scoped Gatekeeper Assign with this spec. */
+    static String assign(String spec) {
+        return modRule(spec).replace("\"apiVersion\":\"remold.io/v1beta1\",\"kind\":\"ModRule\","
+                + "\"metadata\":{\"name\":\"r1\",\"namespace\":\"team-a\"}",
+                "\"apiVersion\":\"mutations.gatekeeper.sh/v1\",\"kind\":\"Assign\",\"metadata\":{\"name\":\"a1\"}");
+    }
+
+    @Test
+    void gatekeeperMutatorsAreValidatedWithGatekeepersReason() {
+        String applyTo = "\"applyTo\":[{\"groups\":[\"\"],\"kinds\":[\"Pod\"],\"versions\":[\"v1\"]}],";
+        JsonObject refused = response(server.post("/validate-modrule", "application/json", assign("{" + applyTo
+                + "\"location\":\"metadata.labels.team\",\"parameters\":{\"assign\":{\"value\":\"x\"}}}")));
+        assertThat(refused.getBoolean("allowed"), is(false));
+        assertThat(refused.getJsonObject("status").getInt("code"), is(422));
+        assertThat(refused.getJsonObject("status").getString("message"),
+                startsWith("Assign team-a/a1 is invalid: spec.location: "));
+        JsonObject admitted = response(server.post("/validate-modrule", "application/json", assign("{" + applyTo
+                + "\"location\":\"spec.priority\",\"parameters\":{\"assign\":{\"value\":7}}}")));
+        assertThat(admitted.getBoolean("allowed"), is(true));
+    }
+
     @Test
     void modRuleThatDoesNotCompileIsRefusedNamingTheFieldAndPosition() {
         JsonObject response = response(server.post("/validate-modrule", "application/json",

@@ -61,8 +61,8 @@ final class Assign {
         }
     }
 
-    /** Sets the field, or the whole keyed-list element, to one value. */
-    private record ValueSetter(JsonValue value) implements Setter {
+    /** Sets the field, or the whole keyed-list element, to one value (also Gatekeeper's test DummyMutator). */
+    record ValueSetter(JsonValue value) implements Setter {
         @Override
         public JsonValue set(JsonValue current) {
             return value;

@@ -22,24 +22,8 @@ class CoreSetterConformanceTest {
 
     private static String check(JsonObject c) {
         JsonObject dummy = c.getJsonObject("mutator");
-        var setter = new DummySetter(dummy.get("value"));
+        var setter = new Assign.ValueSetter(dummy.get("value"));
         var path = Location.parse(dummy.getString("location"));
         return Assertions.checkMutate(c, input -> Core.mutate(path, PathTests.NONE, setter, input));
-    }
-
-    /** The DummyMutator's setter: {@code value} at the location, also as a whole keyed-list element. */
-    record DummySetter(JsonValue value) implements Setter {
-        @Override
-        public JsonValue set(JsonValue current) {
-            return value;
-        }
-
-        @Override
-        public JsonObject keyedListValue() throws MutationException {
-            if (value instanceof JsonObject object) {
-                return object;
-            }
-            throw new MutationException("not an object: " + value);
-        }
     }
 }

@@ -33,7 +33,7 @@ class CoreTest {
     }
 
     private static JsonObject assign(String location, String flowYaml, JsonObject object) throws MutationException {
-        var setter = new CoreSetterConformanceTest.DummySetter(value(flowYaml));
+        var setter = new Assign.ValueSetter(value(flowYaml));
         return Core.mutate(Location.parse(location), PathTests.NONE, setter, object);
     }
 

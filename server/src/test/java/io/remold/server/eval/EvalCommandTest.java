@@ -374,6 +374,59 @@ class EvalCommandTest {
         assertThat(create.err(), containsString("  team-a/label-pods (tier 0): not in scope for this namespace"));
     }
 
+    static final String ASSIGN_PULL_POLICY = """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata:
+              name: always-pull
+            spec:
+              applyTo:
+                - groups: [""]
+                  kinds: ["Pod"]
+                  versions: ["v1"]
+              location: "spec.containers[name: *].imagePullPolicy"
+              parameters:
+                assign:
+                  value: Always
+            """;
+
+    @Test
+    void gatekeeperMutatorsRunAfterModRulesFromTheSameFilesAndAreExplained() throws IOException {
+        Path rules = write("rules.yaml", LABEL_POD + "---\n" + ASSIGN_PULL_POLICY
+                + "---\n" + ASSIGN_PULL_POLICY.replace("always-pull", "never-matches").replace("Pod", "Service"));
+        Path pod = write("pod.yaml", POD);
+        Run run = eval("--rules", rules, "--resource", pod, "--output", "patch", "--explain");
+        assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
+        assertThat(run.out(), equalTo(String.join(System.lineSeparator(), "[",
+                "  {\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"checked\":\"yes\"}},",
+                "  {\"op\":\"add\",\"path\":\"/spec/containers/0/imagePullPolicy\",\"value\":\"Always\"}", "]", "")));
+        assertThat(run.err(), containsString("Gatekeeper mutators (after the Patch rules, in order, until nothing"
+                + " changes):"));
+        assertThat(run.err(), containsString("  Assign/always-pull: changed the object, [{\"op\":\"add\""));
+        assertThat(run.err(), containsString("  Assign/never-matches: not applied"));
+    }
+
+    @Test
+    void anInvalidMutatorIsBadInputNamingItsFieldLineAndGatekeepersReason() throws IOException {
+        Path rules = write("rules.yaml", LABEL_POD + "---\n"
+                + ASSIGN_PULL_POLICY.replace("spec.containers[name: *]", "spec.containers[name: *"));
+        Path pod = write("pod.yaml", POD);
+        Run run = eval("--rules", rules, "--resource", pod);
+        assertError(run, "remold eval: " + rules + ": document 2 (line 24, column 3): spec.location: "
+                + "invalid location format");
+        assertThat(run.err(), containsString("got '.' at position 23"));
+    }
+
+    @Test
+    void twoMutatorsOfOneKindAndNameAreRefused() throws IOException {
+        write("rules/a.yaml", ASSIGN_PULL_POLICY);
+        write("rules/b.yaml", ASSIGN_PULL_POLICY.replace("Always", "Never"));
+        Path pod = write("pod.yaml", POD);
+        Run run = eval("--rules", dir.resolve("rules"), "--resource", pod);
+        assertError(run, "remold eval: rule Assign/always-pull is defined twice: " + dir.resolve("rules/a.yaml")
+                + ": document 1 and " + dir.resolve("rules/b.yaml") + ": document 1");
+    }
+
     @Test
     void failingPatchRuleIsReportedAndTheOtherRulesStillApply() throws IOException {
         Path rules = write("rules.yaml", LABEL_POD + "---\n" + LABEL_POD.replace("name: label-pods", "name: bad-replace")
