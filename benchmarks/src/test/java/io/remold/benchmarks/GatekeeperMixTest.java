@@ -38,8 +38,8 @@ class GatekeeperMixTest {
             RuleMix.TARGET_NAMESPACE, EngineBenchmark.deployment(), null, null, null, false));
 
         assertThat(decision.patch().stream().map(Object::toString).toList(), containsInAnyOrder(
-            "{\"op\":\"add\",\"path\":\"/spec/template/spec/containers/1/resources\",\"value\":{\"limits\":"
-                + "{\"memory\":\"128Mi\"}}}",
+            "{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/1/resources/limits/memory\","
+                + "\"value\":\"128Mi\"}",
             "{\"op\":\"add\",\"path\":\"/metadata/labels/owner\",\"value\":\"platform\"}",
             "{\"op\":\"add\",\"path\":\"/metadata/annotations/remold.io~1name\",\"value\":\"checkout\"}"));
     }

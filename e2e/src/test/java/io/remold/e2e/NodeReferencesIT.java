@@ -5,6 +5,7 @@ import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Binding;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -84,6 +85,49 @@ class NodeReferencesIT {
             for (Path rule : rules) {
                 Cluster.kubectl("delete", "-f", rule.toString(), "--ignore-not-found").run().orFail();
             }
+            remold.server().awaitRulesInSync();
+        }
+    }
+
+    /**
+     * KubeMod's own webhook test (corpus case webhook-01) through the real webhook: its rule (patch-33, api.kubemod.io,
+     * UPDATE) and pod (pod-7, annotated {@code ref.kubemod.io/nodename}, the key KubeMod's code uses) unchanged; the
+     * pod's UPDATE sees the node and gets its topology labels.
+     */
+    @Test
+    void kubeModsWebhookCaseReadsTheNodeNameAnnotationOfKubeModsCode(Remold.Installation remold) {
+        Path corpus = Cluster.REPO.resolve("../shared/conformance/kubemod/core/testdata").normalize();
+        String namespace = "my-namespace";
+        Steps.ensureNamespace(namespace);
+        Cluster.apply("""
+                apiVersion: v1
+                kind: Node
+                metadata:
+                  name: my-node-1234
+                  labels:
+                    topology.kubernetes.io/region: us-west-2
+                    topology.kubernetes.io/zone: us-west-2b
+                """);
+        Path rule = corpus.resolve("modrules/patch/patch-33.yaml");
+        Cluster.kubectl("apply", "-n", namespace, "-f", rule.toString()).run().orFail();
+        String pod = null;
+        try {
+            Steps.awaitReady(Manifest.KUBEMOD_RULES, "modrule-33", namespace);
+            remold.server().awaitRulesInSync();
+            pod = Cluster.kubectl("create", "-n", namespace, "-f", corpus.resolve("resources/pod-7.json").toString(),
+                    "-o", "name").run().orFail().stdout().strip();
+            Cluster.kubectl("label", "-n", namespace, pod, "touched=yes").run().orFail();
+            String label = "{.metadata.labels.topology\\.kubernetes\\.io/";
+            String labels = Cluster.kubectl("get", "-n", namespace, pod, "-o",
+                    "jsonpath=" + label + "region} " + label + "zone}").run().orFail().stdout();
+            assertThat(Cluster.kubectl("get", "-n", namespace, pod, "-o", "yaml").run().stdout(), labels,
+                    equalTo("us-west-2 us-west-2b"));
+        } finally {
+            if (pod != null) {
+                Cluster.kubectl("delete", "-n", namespace, pod, "--wait=false", "--grace-period=0", "--force").run();
+            }
+            Cluster.kubectl("delete", "-n", namespace, "-f", rule.toString(), "--ignore-not-found").run().orFail();
+            Cluster.kubectl("delete", "node", "my-node-1234", "--ignore-not-found").run().orFail();
             remold.server().awaitRulesInSync();
         }
     }

@@ -48,7 +48,9 @@ import java.util.logging.Logger;
  * request; Ignore: it admits it unchanged).
  */
 final class AdmissionEndpoints {
-    static final List<String> NODE_NAME_ANNOTATIONS = List.of("ref.remold.io/nodename", "ref.kubemod.io/node");
+    /** Remold's node-name annotation, then KubeMod's: the key its README documents and the one its code uses. */
+    static final List<String> NODE_NAME_ANNOTATIONS = List.of("ref.remold.io/nodename", "ref.kubemod.io/node",
+            "ref.kubemod.io/nodename");
     private static final Logger DECISIONS = Logger.getLogger("io.remold.server.decision");
     private static final Logger LOG = Logger.getLogger(AdmissionEndpoints.class.getName());
     /** Most rules never read an UPDATE's previous object: it is parsed when first read. */

@@ -9,6 +9,8 @@ import jakarta.json.JsonValue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.StringReader;
@@ -194,6 +196,17 @@ class DecisionsOverHttpsTest {
     @Test
     void aPodOnANodeSeesTheNodeManifest() {
         JsonObject response = call("/mutate", review("p2", "team-a", pod("nginx:1.27", "node-7"), false));
+        assertThat(patch(response).toString(), containsString(
+                "{\"op\":\"add\",\"path\":\"/metadata/labels/zone\",\"value\":\"eu-1\"}"));
+    }
+
+    /** KubeMod's README documents ref.kubemod.io/node, its code writes ref.kubemod.io/nodename: both name the node. */
+    @ParameterizedTest
+    @ValueSource(strings = {"ref.remold.io/nodename", "ref.kubemod.io/node", "ref.kubemod.io/nodename"})
+    void aPodAnnotatedWithItsNodeSeesTheNodeManifest(String annotation) {
+        String annotated = pod("nginx:1.27", null).replace("\"labels\"",
+                "\"annotations\":{\"" + annotation + "\":\"node-7\"},\"labels\"");
+        JsonObject response = call("/mutate", review("p3", "team-a", annotated, false));
         assertThat(patch(response).toString(), containsString(
                 "{\"op\":\"add\",\"path\":\"/metadata/labels/zone\",\"value\":\"eu-1\"}"));
     }

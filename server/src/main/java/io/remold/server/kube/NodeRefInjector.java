@@ -28,7 +28,10 @@ final class NodeRefInjector implements BindingListener {
     static final String INJECT = "ref.remold.io/inject-node-ref";
     static final String NODE_NAME = "ref.remold.io/nodename";
     static final String KUBEMOD_INJECT = "ref.kubemod.io/inject-node-ref";
+    /** The key KubeMod's README documents. */
     static final String KUBEMOD_NODE = "ref.kubemod.io/node";
+    /** The key KubeMod's code writes and reads (its README says {@link #KUBEMOD_NODE}): both are written. */
+    static final String KUBEMOD_NODE_NAME = "ref.kubemod.io/nodename";
     static final int MAX_ATTEMPTS = 8;
     /** Bindings waiting for their next attempt, at most: beyond this a binding is dropped (and logged). */
     static final int MAX_PENDING = 10_000;
@@ -56,7 +59,8 @@ final class NodeRefInjector implements BindingListener {
         this.pods = new DynamicKubernetesApi("", "v1", "pods", client);
         this.scheduler = scheduler;
         this.requests = kubemodCompat
-                ? List.of(new Request(INJECT, NODE_NAME), new Request(KUBEMOD_INJECT, KUBEMOD_NODE))
+                ? List.of(new Request(INJECT, NODE_NAME), new Request(KUBEMOD_INJECT, KUBEMOD_NODE),
+                        new Request(KUBEMOD_INJECT, KUBEMOD_NODE_NAME))
                 : List.of(new Request(INJECT, NODE_NAME));
     }
 

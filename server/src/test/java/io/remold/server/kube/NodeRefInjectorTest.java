@@ -128,7 +128,8 @@ class NodeRefInjectorTest {
 
         injector(true).bound("team-a", "web", "node-1");
         assertThat(api.requests("PATCH", POD_PATH).getFirst().body(),
-                is("{\"metadata\":{\"annotations\":{\"ref.kubemod.io/node\":\"node-1\"},\"resourceVersion\":\"5\"}}"));
+                is("{\"metadata\":{\"annotations\":{\"ref.kubemod.io/node\":\"node-1\",\"ref.kubemod.io/nodename\":"
+                        + "\"node-1\"},\"resourceVersion\":\"5\"}}"));
     }
 
     @Test
