@@ -1,5 +1,6 @@
 package io.remold.server;
 
+import io.remold.server.convert.ConvertCommand;
 import io.remold.server.eval.EvalCommand;
 
 import java.io.PrintStream;
@@ -8,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
-/** Command line entry point: {@code serve} (default), {@code eval}, {@code version}, {@code --help}. */
+/** Command line entry point: {@code serve} (default), {@code eval}, {@code convert}, {@code version}, {@code --help}. */
 public final class Main {
     private Main() {
     }
@@ -29,6 +30,7 @@ public final class Main {
         return switch (command) {
             case "serve" -> serve(rest, out, err);
             case "eval" -> EvalCommand.run(rest, out, err);
+            case "convert" -> ConvertCommand.run(rest, out, err);
             case "version" -> {
                 out.println("remold " + version());
                 yield 0;
@@ -112,6 +114,7 @@ public final class Main {
                 usage: remold [serve] [--option value ...]   serve the webhooks (folder mode with --rules DIR,
                                                             cluster mode with --kubeconfig FILE or --in-cluster)
                        remold eval --help                   evaluate rules offline against a manifest
+                       remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");
         for (ServerConfig.Key key : ServerConfig.KEYS) {

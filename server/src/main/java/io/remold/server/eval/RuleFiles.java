@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  * Reads the ModRules of files and folders and refuses, with file, document, field and line, any rule that does not
  * compile: an offline check should fail loudly where the server would only skip the rule.
  */
-final class RuleFiles {
+public final class RuleFiles {
     private static final Pattern FIELD_STEP = Pattern.compile("([^.\\[\\]]+)|\\[(\\d+)]");
 
     private RuleFiles() {
@@ -45,36 +45,51 @@ final class RuleFiles {
     record Loaded(List<ModRule> rules, List<Mutator> mutators) {
     }
 
-    /**
-     * The rules of all paths. Two rules with one id (namespace and name; kind and name for a mutator) are refused: in
-     * a cluster the second would replace the first, and an offline check should not pick one silently.
-     */
-    static Loaded load(List<Path> paths) {
-        var byId = new LinkedHashMap<String, RuleDocuments.Entry>();
-        var origins = new LinkedHashMap<String, String>();
-        for (Path path : paths) {
-            for (Path file : files(path)) {
-                for (RuleDocuments.Entry entry : read(file)) {
-                    String origin = file + ": document " + entry.document()
-                            + (entry.prefix().isEmpty() ? "" : " (" + entry.prefix().replace(".", "") + ")");
-                    String previous = origins.putIfAbsent(entry.id(), origin);
-                    if (previous != null) {
-                        throw new EvalException("rule " + entry.id() + " is defined twice: " + previous + " and "
-                                + origin);
-                    }
-                    byId.put(entry.id(), entry);
-                }
-            }
+    /** A rule and the file it was read from. */
+    public record Located(Path file, RuleDocuments.Entry entry) {
+        /** {@code FILE: document N}, with the item of a List: how messages name the rule's place. */
+        public String origin() {
+            return file + ": document " + entry.document()
+                    + (entry.prefix().isEmpty() ? "" : " (" + entry.prefix().replace(".", "") + ")");
         }
+    }
+
+    /** The rules of all paths, as {@link #entries} reads them. */
+    static Loaded load(List<Path> paths) {
         var rules = new ArrayList<ModRule>();
         var mutators = new ArrayList<Mutator>();
-        for (RuleDocuments.Entry entry : byId.values()) {
-            switch (entry) {
+        for (Located located : entries(paths)) {
+            switch (located.entry()) {
                 case RuleDocuments.RuleEntry r -> rules.add(r.rule());
                 case RuleDocuments.MutatorEntry m -> mutators.add(m.mutator());
             }
         }
         return new Loaded(List.copyOf(rules), List.copyOf(mutators));
+    }
+
+    /**
+     * The rules of all paths in the order read, each compiled (a ModRule that does not compile is an {@link
+     * EvalException} naming its field and line). Two rules with one id (namespace and name; kind and name for a
+     * mutator) are refused: in a cluster the second would replace the first, and an offline check should not pick
+     * one silently.
+     */
+    public static List<Located> entries(List<Path> paths) {
+        var origins = new LinkedHashMap<String, String>();
+        var out = new ArrayList<Located>();
+        for (Path path : paths) {
+            for (Path file : files(path)) {
+                for (RuleDocuments.Entry entry : read(file)) {
+                    var located = new Located(file, entry);
+                    String previous = origins.putIfAbsent(entry.id(), located.origin());
+                    if (previous != null) {
+                        throw new EvalException("rule " + entry.id() + " is defined twice: " + previous + " and "
+                                + located.origin());
+                    }
+                    out.add(located);
+                }
+            }
+        }
+        return List.copyOf(out);
     }
 
     /**

@@ -39,7 +39,8 @@ public final class RuleDocuments {
         }
     }
 
-    public record MutatorEntry(int document, String prefix, Mutator mutator) implements Entry {
+    /** A mutator, with its manifest (what {@code convert} reads the parameters from). */
+    public record MutatorEntry(int document, String prefix, Mutator mutator, JsonObject manifest) implements Entry {
         @Override
         public String id() {
             return mutator.id().toString();
@@ -53,7 +54,7 @@ public final class RuleDocuments {
             YamlJson.Document doc = documents.get(d);
             int number = d + 1;
             if (doc.value() instanceof JsonObject manifest && Gatekeeper.isMutator(manifest)) {
-                out.add(new MutatorEntry(number, "", mutator(manifest, doc, number, source)));
+                out.add(new MutatorEntry(number, "", mutator(manifest, doc, number, source), manifest));
                 continue;
             }
             List<ModRule> rules = ModRules.fromDocument(doc, number, source);

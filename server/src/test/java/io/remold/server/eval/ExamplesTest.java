@@ -28,8 +28,8 @@ import static org.hamcrest.Matchers.is;
  * (inputs for the rule set of {@code examples/rules}) is evaluated with
  * {@link EvalCommand#run} and compared with its {@code expected.yaml} or {@code rejected.txt}.
  */
-class ExamplesTest {
-    static final Path EXAMPLES = examplesFolder();
+public class ExamplesTest {
+    public static final Path EXAMPLES = examplesFolder();
 
     /** One example: the rules to load and the folder with input.yaml, expected.yaml or rejected.txt, refs. */
     record Example(String name, Path rules, Path files) {
@@ -121,7 +121,7 @@ class ExamplesTest {
         }
     }
 
-    private static List<Path> folders(Path parent) {
+    public static List<Path> folders(Path parent) {
         try (Stream<Path> list = Files.list(parent)) {
             return list.filter(Files::isDirectory).sorted().toList();
         } catch (IOException e) {

@@ -1,0 +1,289 @@
+package io.remold.server.convert;
+
+import io.remold.api.ModRule;
+import io.remold.api.ModRuleException;
+import io.remold.api.ModRuleSpec;
+import io.remold.api.YamlJson;
+import io.remold.engine.Engine;
+import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.gatekeeper.match.InvalidMatchException;
+import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.gatekeeper.mutators.MutatorId;
+import io.remold.server.eval.EvalException;
+import io.remold.server.eval.RuleFiles;
+import io.remold.server.rules.RuleDocuments;
+import jakarta.json.JsonObject;
+import jakarta.json.spi.JsonProvider;
+import jakarta.json.stream.JsonGenerator;
+
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code remold convert}: Gatekeeper mutators and KubeMod ModRules as equivalent {@code remold.io} ModRules on
+ * stdout, and for each rule without an exact equivalent, why on stderr. {@code remold.io} rules pass unchanged.
+ * Exit codes: 0 all converted, 2 usage or input error (as {@code eval}), 3 some rules not converted.
+ */
+public final class ConvertCommand {
+    static final int CONVERTED = 0;
+    static final int INPUT_ERROR = 2;
+    static final int NOT_ALL_CONVERTED = 3;
+    static final String USAGE = """
+            usage: remold convert --rules PATH [--rules PATH ...] [--output yaml|json] [--first-tier N]
+                                  [--system-namespace NS]
+            Prints the rules as remold.io/v1beta1 ModRules: Gatekeeper mutators (each in its own executionTier from
+            --first-tier, default 1000, in Gatekeeper's order) and api.kubemod.io ModRules (kubemod-system becomes
+            --system-namespace, default remold-system); remold.io rules unchanged.
+            Exit codes: 0 all converted, 2 usage or input error, 3 some not converted (each named on stderr).""";
+
+    private static final JsonProvider JSON = JsonProvider.provider();
+
+    private ConvertCommand() {
+    }
+
+    /** The parsed command line. */
+    record Options(List<Path> rules, boolean json, int firstTier, String systemNamespace, boolean help) {
+        static Options parse(String[] args) {
+            var rules = new ArrayList<Path>();
+            boolean json = false;
+            int firstTier = 1000;
+            String systemNamespace = "remold-system";
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                int position = i + 1;
+                if (arg.equals("--help")) {
+                    return new Options(List.of(), false, firstTier, systemNamespace, true);
+                }
+                int eq = arg.indexOf('=');
+                String flag = eq < 0 ? arg : arg.substring(0, eq);
+                if (!List.of("--rules", "--output", "--first-tier", "--system-namespace").contains(flag)) {
+                    throw new IllegalArgumentException((arg.startsWith("--") ? "unknown option " + flag : "unexpected argument \""
+                            + arg + "\"") + " (argument " + position + ")");
+                }
+                String value;
+                if (eq >= 0) {
+                    value = arg.substring(eq + 1);
+                } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                    value = args[++i];
+                } else {
+                    throw new IllegalArgumentException(flag + " needs a value (argument " + position + ")");
+                }
+                switch (flag) {
+                    case "--rules" -> rules.add(Path.of(value));
+                    case "--output" -> json = switch (value) {
+                        case "yaml" -> false;
+                        case "json" -> true;
+                        default -> throw new IllegalArgumentException("--output expects yaml or json, got \"" + value
+                                + "\" (argument " + position + ")");
+                    };
+                    case "--first-tier" -> firstTier = tier(value, position);
+                    default -> systemNamespace = value;
+                }
+            }
+            if (rules.isEmpty()) {
+                throw new IllegalArgumentException("--rules is required");
+            }
+            return new Options(List.copyOf(rules), json, firstTier, systemNamespace, false);
+        }
+
+        private static int tier(String value, int position) {
+            try {
+                int tier = Integer.parseInt(value);
+                if (tier >= ModRuleSpec.MIN_TIER && tier <= ModRuleSpec.MAX_TIER) {
+                    return tier;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException("--first-tier expects an integer from " + ModRuleSpec.MIN_TIER + " to "
+                    + ModRuleSpec.MAX_TIER + ", got \"" + value + "\" (argument " + position + ")");
+        }
+    }
+
+    /** Runs {@code convert} with the arguments after the command name; returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("remold convert: " + e.getMessage());
+            err.println("remold convert: usage: remold convert --help");
+            return INPUT_ERROR;
+        }
+        if (options.help()) {
+            out.println(USAGE);
+            return CONVERTED;
+        }
+        List<RuleFiles.Located> entries;
+        try {
+            entries = RuleFiles.entries(options.rules());
+        } catch (EvalException | ModRuleException e) {
+            e.getMessage().lines().forEach(line -> err.println("remold convert: " + line));
+            return INPUT_ERROR;
+        }
+        Map<RuleFiles.Located, Result> results = convert(entries, options);
+        var converted = new ArrayList<ModRule>();
+        int refused = 0;
+        for (var entry : results.entrySet()) {
+            switch (entry.getValue()) {
+                case Result.Converted c -> converted.addAll(c.rules());
+                case Result.Refused r -> {
+                    refused++;
+                    err.println("remold convert: " + entry.getKey().origin() + ": " + name(entry.getKey().entry())
+                            + ": cannot convert: " + r.reason());
+                }
+            }
+        }
+        String clash = clash(converted);
+        if (clash != null) {
+            err.println("remold convert: " + clash);
+            return INPUT_ERROR;
+        }
+        out.print(options.json() ? json(converted) : yaml(converted));
+        out.flush();
+        return refused == 0 ? CONVERTED : NOT_ALL_CONVERTED;
+    }
+
+    /** What one input rule gives. */
+    sealed interface Result {
+        record Converted(List<ModRule> rules) implements Result {
+        }
+
+        record Refused(String reason) implements Result {
+        }
+    }
+
+    /** Every entry's result, in input order; mutators take tiers in Gatekeeper's order. */
+    static Map<RuleFiles.Located, Result> convert(List<RuleFiles.Located> entries, Options options) {
+        var results = new LinkedHashMap<RuleFiles.Located, Result>();
+        var mutators = new ArrayList<RuleFiles.Located>();
+        for (RuleFiles.Located located : entries) {
+            results.put(located, null); // keeps the input order
+            switch (located.entry()) {
+                case RuleDocuments.RuleEntry r -> results.put(located, convertModRule(r.rule(), options));
+                case RuleDocuments.MutatorEntry m -> mutators.add(located);
+            }
+        }
+        mutators.sort(Comparator.comparing(l -> mutator(l).id()));
+        List<Mutator> all = mutators.stream().map(ConvertCommand::mutator).toList();
+        Map<MutatorId, String> conflicts = Gatekeeper.conflicts(all);
+        var own = new HashMap<MutatorId, Result>();
+        int tier = options.firstTier();
+        for (RuleFiles.Located located : mutators) {
+            var entry = (RuleDocuments.MutatorEntry) located.entry();
+            Result result;
+            if (conflicts.containsKey(entry.mutator().id())) {
+                result = new Result.Refused("Gatekeeper disables it: " + conflicts.get(entry.mutator().id()));
+            } else {
+                result = convertMutator(entry, options, tier);
+            }
+            if (result instanceof Result.Converted c) {
+                tier += c.rules().size();
+            }
+            own.put(entry.mutator().id(), result);
+        }
+        Set<MutatorId> refused = new HashSet<>();
+        own.forEach((id, r) -> {
+            if (r instanceof Result.Refused) {
+                refused.add(id);
+            }
+        });
+        var footprints = mutators.stream().map(l -> Interference.Footprint.of(mutator(l),
+                ((RuleDocuments.MutatorEntry) l.entry()).manifest())).toList();
+        Interference.find(footprints, refused).forEach((id, why) -> own.put(id, new Result.Refused(why)));
+        for (RuleFiles.Located located : mutators) {
+            results.put(located, own.get(mutator(located).id()));
+        }
+        return results;
+    }
+
+    private static Result convertModRule(ModRule rule, Options options) {
+        if (!rule.isKubeMod()) {
+            return new Result.Converted(List.of(rule));
+        }
+        try {
+            return checked(List.of(KubeModRules.convert(rule, options.systemNamespace())));
+        } catch (CannotConvert e) {
+            return new Result.Refused(e.getMessage());
+        }
+    }
+
+    private static Result convertMutator(RuleDocuments.MutatorEntry entry, Options options, int tier) {
+        try {
+            List<ModRule> rules = MutatorRules.convert(entry.manifest(), entry.mutator(), options.systemNamespace(),
+                    tier);
+            if (tier + rules.size() - 1 > ModRuleSpec.MAX_TIER) {
+                throw new CannotConvert("no executionTier left after " + ModRuleSpec.MAX_TIER
+                        + " (lower --first-tier)");
+            }
+            return checked(rules);
+        } catch (CannotConvert | InvalidMatchException e) {
+            return new Result.Refused(e.getMessage());
+        }
+    }
+
+    /** A converted rule that does not compile is this command's bug: refuse it rather than print it. */
+    private static Result checked(List<ModRule> rules) {
+        for (ModRule rule : rules) {
+            RuleCompilation compilation = Engine.compile(rule);
+            if (!compilation.ok()) {
+                return new Result.Refused("the converted rule does not compile (a bug of remold convert): "
+                        + compilation.errors());
+            }
+        }
+        return new Result.Converted(rules);
+    }
+
+    private static Mutator mutator(RuleFiles.Located located) {
+        return ((RuleDocuments.MutatorEntry) located.entry()).mutator();
+    }
+
+    /** {@code KIND/NAME} as the stderr line names a rule. */
+    private static String name(RuleDocuments.Entry entry) {
+        return switch (entry) {
+            case RuleDocuments.RuleEntry r -> "ModRule/" + r.rule().id();
+            case RuleDocuments.MutatorEntry m -> m.mutator().id().toString();
+        };
+    }
+
+    /** Two output rules with one namespace and name would replace each other when applied. */
+    private static String clash(List<ModRule> rules) {
+        var seen = new HashSet<String>();
+        for (ModRule rule : rules) {
+            if (!seen.add(rule.id())) {
+                return "two converted rules are named " + rule.id() + "; rename one of the inputs";
+            }
+        }
+        return null;
+    }
+
+    static String yaml(List<ModRule> rules) {
+        var out = new StringBuilder();
+        for (ModRule rule : rules) {
+            out.append("---").append(System.lineSeparator()).append(YamlJson.toYaml(ModRuleManifest.of(rule)));
+        }
+        return out.toString();
+    }
+
+    private static String json(List<ModRule> rules) {
+        var items = JSON.createArrayBuilder();
+        rules.forEach(rule -> items.add(ModRuleManifest.of(rule)));
+        JsonObject list = JSON.createObjectBuilder().add("apiVersion", "v1").add("kind", "List").add("items", items)
+                .build();
+        var text = new StringWriter();
+        try (var writer = JSON.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true)).createWriter(text)) {
+            writer.write(list);
+        }
+        return text.toString().strip() + System.lineSeparator();
+    }
+}
