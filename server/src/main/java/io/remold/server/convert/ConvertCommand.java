@@ -10,6 +10,7 @@ import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.match.InvalidMatchException;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.gatekeeper.mutators.MutatorId;
+import io.remold.server.eval.CommandLine;
 import io.remold.server.eval.EvalException;
 import io.remold.server.eval.RuleFiles;
 import io.remold.server.rules.RuleDocuments;
@@ -58,45 +59,36 @@ public final class ConvertCommand {
             boolean json = false;
             int firstTier = 1000;
             String systemNamespace = "remold-system";
-            for (int i = 0; i < args.length; i++) {
-                String arg = args[i];
-                int position = i + 1;
-                if (arg.equals("--help")) {
+            var line = new CommandLine(args);
+            while (line.next()) {
+                String flag = line.flag();
+                if (flag.equals("--help")) {
+                    line.noValue();
                     return new Options(List.of(), false, firstTier, systemNamespace, true);
                 }
-                int eq = arg.indexOf('=');
-                String flag = eq < 0 ? arg : arg.substring(0, eq);
-                if (!List.of("--rules", "--output", "--first-tier", "--system-namespace").contains(flag)) {
-                    throw new IllegalArgumentException((arg.startsWith("--") ? "unknown option " + flag : "unexpected argument \""
-                            + arg + "\"") + " (argument " + position + ")");
-                }
-                String value;
-                if (eq >= 0) {
-                    value = arg.substring(eq + 1);
-                } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                    value = args[++i];
-                } else {
-                    throw new IllegalArgumentException(flag + " needs a value (argument " + position + ")");
-                }
                 switch (flag) {
-                    case "--rules" -> rules.add(Path.of(value));
-                    case "--output" -> json = switch (value) {
-                        case "yaml" -> false;
-                        case "json" -> true;
-                        default -> throw new IllegalArgumentException("--output expects yaml or json, got \"" + value
-                                + "\" (argument " + position + ")");
-                    };
-                    case "--first-tier" -> firstTier = tier(value, position);
-                    default -> systemNamespace = value;
+                    case "--rules" -> rules.add(Path.of(line.value()));
+                    case "--output" -> {
+                        String value = line.value();
+                        json = switch (value) {
+                            case "yaml" -> false;
+                            case "json" -> true;
+                            default -> throw line.invalid("--output expects yaml or json, got \"" + value + "\"");
+                        };
+                    }
+                    case "--first-tier" -> firstTier = tier(line);
+                    case "--system-namespace" -> systemNamespace = line.value();
+                    default -> throw line.unknown();
                 }
             }
             if (rules.isEmpty()) {
-                throw new IllegalArgumentException("--rules is required");
+                throw new EvalException("--rules is required");
             }
             return new Options(List.copyOf(rules), json, firstTier, systemNamespace, false);
         }
 
-        private static int tier(String value, int position) {
+        private static int tier(CommandLine line) {
+            String value = line.value();
             try {
                 int tier = Integer.parseInt(value);
                 if (tier >= ModRuleSpec.MIN_TIER && tier <= ModRuleSpec.MAX_TIER) {
@@ -105,8 +97,8 @@ public final class ConvertCommand {
             } catch (NumberFormatException e) {
                 // reported below
             }
-            throw new IllegalArgumentException("--first-tier expects an integer from " + ModRuleSpec.MIN_TIER + " to "
-                    + ModRuleSpec.MAX_TIER + ", got \"" + value + "\" (argument " + position + ")");
+            throw line.invalid("--first-tier expects an integer from " + ModRuleSpec.MIN_TIER + " to "
+                    + ModRuleSpec.MAX_TIER + ", got \"" + value + "\"");
         }
     }
 
@@ -115,7 +107,7 @@ public final class ConvertCommand {
         Options options;
         try {
             options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
+        } catch (EvalException e) {
             err.println("remold convert: " + e.getMessage());
             err.println("remold convert: usage: remold convert --help");
             return INPUT_ERROR;

@@ -34,18 +34,12 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         Path nodeRef = null;
         Output output = Output.yaml;
         boolean explain = false;
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            int position = i + 1;
-            if (!arg.startsWith("--") || arg.length() == 2) {
-                throw new EvalException("unexpected argument \"" + arg + "\" (argument " + position + ")");
-            }
-            int eq = arg.indexOf('=');
-            String flag = eq < 0 ? arg : arg.substring(0, eq);
+        var line = new CommandLine(args);
+        while (line.next()) {
+            String flag = line.flag();
+            int position = line.position();
             if (flag.equals("--explain") || flag.equals("--help")) {
-                if (eq >= 0) {
-                    throw new EvalException(flag + " takes no value (argument " + position + ")");
-                }
+                line.noValue();
                 if (flag.equals("--help")) {
                     return new EvalOptions(List.of(), null, null, null, null, null, null, output, false, true);
                 }
@@ -53,16 +47,9 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                 continue;
             }
             if (!VALUE_FLAGS.contains(flag)) {
-                throw new EvalException("unknown option " + flag + " (argument " + position + ")");
+                throw line.unknown();
             }
-            String value;
-            if (eq >= 0) {
-                value = arg.substring(eq + 1);
-            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                value = args[++i];
-            } else {
-                throw new EvalException(flag + " needs a value (argument " + position + ")");
-            }
+            String value = line.value();
             switch (flag) {
                 case "--rules" -> rules.add(path(flag, value, position));
                 case "--resource" -> resource = once(flag, resource, path(flag, value, position), position);
