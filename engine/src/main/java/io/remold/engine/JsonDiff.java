@@ -84,8 +84,13 @@ final class JsonDiff {
             out.add(new JsonPatcher.Operation(PatchOp.add, path + "/" + i, b.get(i)));
         }
         for (int i = 0; i < common; i++) {
-            if (a.get(i) != b.get(i)) {
-                values(a.get(i), b.get(i), path + "/" + i, out);
+            JsonValue before = a.get(i);
+            JsonValue after = b.get(i);
+            if (before.getValueType() == JsonValue.ValueType.NULL && after.getValueType() != JsonValue.ValueType.NULL) {
+                // Not values()' add: at an index, add inserts and the null would stay behind it (found by fuzzing).
+                out.add(new JsonPatcher.Operation(PatchOp.replace, path + "/" + i, after));
+            } else if (before != after) {
+                values(before, after, path + "/" + i, out);
             }
         }
     }

@@ -67,4 +67,19 @@ class JsonDiffTest {
                 "[{'op':'add','path':'/a/5000','value':5000},{'op':'replace','path':'/a/10','value':-1}]")));
         assertThat(JsonPatcher.apply(a, patch), equalTo(b));
     }
+
+    /**
+     * A value where a list of objects held null replaces it: an add would insert before the null (found by
+     * JsonPatcherFuzzTest; its input is kept in JsonPatcherFuzzTestInputs).
+     */
+    @Test
+    void aValueInPlaceOfANullListItemIsAReplace() throws Exception {
+        JsonValue from = json("[1, [2, 3], {'a': []}, null]");
+        JsonValue to = json("[1, 1, [2, 3], {'a': []}, null]");
+        var patch = JsonDiff.diff(from, to);
+        assertThat(JsonDiff.toJson(patch), equalTo(json("[{'op':'add','path':'/4','value':null},"
+                + "{'op':'replace','path':'/1','value':1},{'op':'replace','path':'/2','value':[2,3]},"
+                + "{'op':'replace','path':'/3','value':{'a':[]}}]")));
+        assertThat(JsonPatcher.apply(from, patch), equalTo(to));
+    }
 }

@@ -65,6 +65,8 @@ class JsonPatcherTest {
             {'a':'s'}     | add     | /a/b        | add: /a is a string, not an object or list
             {'a':1}       | remove  | ''          | cannot remove the whole document
             {'a':1}       | add     | a           | path "a" does not start with /
+            {'a':[1]}     | add     | /a/10002/b  | add: index 10002 is 10001 past the end of the list at /a (at most 10000)
+            {'a':{}}      | add     | /a/b/10001/c | add: index 10001 is 10001 past the end of the list at /a/b (at most 10000)
             """)
     void reportsFailures(String document, PatchOp op, String path, String message) {
         var operation = new JsonPatcher.Operation(op, path, op == PatchOp.remove ? null : json("1"));
