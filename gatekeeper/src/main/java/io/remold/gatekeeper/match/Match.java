@@ -7,8 +7,10 @@ import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A mutator's {@code spec.match}: scope, kinds, namespaces and excludedNamespaces (prefix and suffix globs),
@@ -32,6 +34,10 @@ public final class Match {
 
         private static boolean admits(List<String> listed, String value) {
             return listed.isEmpty() || listed.contains("*") || listed.contains(value);
+        }
+
+        boolean admitsAny() {
+            return kinds.isEmpty() || kinds.contains("*") || apiGroups.isEmpty() || apiGroups.contains("*");
         }
     }
 
@@ -95,6 +101,26 @@ public final class Match {
     private static LabelSelector selector(JsonObject match, String key) {
         JsonObject selector = Fields.object(match, key, "");
         return selector == null ? null : LabelSelector.parse(selector, key);
+    }
+
+    /**
+     * The groups and kinds of object this match can hold for, or null when it admits every kind (no {@code kinds},
+     * or a wildcard in one). The kinds are checked first and never fail, so an object of another kind never matches
+     * and never errs: the mutation system may skip the mutator for it.
+     */
+    public Set<GroupKind> kindsAdmitted() {
+        if (kinds.isEmpty() || kinds.stream().anyMatch(KindSelector::admitsAny)) {
+            return null;
+        }
+        var admitted = new HashSet<GroupKind>();
+        for (KindSelector selector : kinds) {
+            for (String group : selector.apiGroups()) {
+                for (String kind : selector.kinds()) {
+                    admitted.add(new GroupKind(group, kind));
+                }
+            }
+        }
+        return Set.copyOf(admitted);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.remold.gatekeeper.mutators;
 
 import io.remold.gatekeeper.match.ApplyTo;
+import io.remold.gatekeeper.match.GroupKind;
 import io.remold.gatekeeper.match.GroupVersionKind;
 import io.remold.gatekeeper.match.MatchException;
 import io.remold.gatekeeper.path.PathNode;
@@ -8,6 +9,8 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A compiled mutator of any kind: where it applies (applyTo when it has a schema, then match), its location and path
@@ -45,6 +48,15 @@ record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, Pat
         } catch (MatchException e) {
             throw new MutationException(id() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** applyTo's kinds when the mutator has a schema (it is checked first), else match's. */
+    @Override
+    public Set<GroupKind> kindsAdmitted() {
+        if (schemaBindings.isEmpty()) {
+            return spec.match().kindsAdmitted();
+        }
+        return schemaBindings.stream().map(b -> GroupKind.of(b.gvk())).collect(Collectors.toUnmodifiableSet());
     }
 
     @Override

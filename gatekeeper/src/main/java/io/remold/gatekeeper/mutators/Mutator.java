@@ -1,8 +1,10 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.gatekeeper.match.GroupKind;
 import io.remold.gatekeeper.path.PathNode;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * One compiled mutator (immutable, thread-safe): Assign, AssignMetadata, ModifySet or AssignImage, or a test's fake.
@@ -24,4 +26,12 @@ public interface Mutator {
 
     /** Whether the value comes from an external data provider. */
     boolean usesExternalData();
+
+    /**
+     * The groups and kinds of object {@link #matches} can be true for, or null for any: the mutation system skips the
+     * mutator for other kinds without asking it. A fake that does not say matches every kind.
+     */
+    default Set<GroupKind> kindsAdmitted() {
+        return null;
+    }
 }

@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.system;
 
+import io.remold.gatekeeper.match.GroupKind;
 import io.remold.gatekeeper.mutators.Mutable;
 import io.remold.gatekeeper.mutators.MutationException;
 import io.remold.gatekeeper.mutators.Mutator;
@@ -11,6 +12,8 @@ import jakarta.json.JsonValue;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,11 +28,34 @@ public final class MutationSystem {
     private final List<Mutator> ordered;
     private final List<Mutator> enabled;
     private final Map<MutatorId, String> conflicts;
+    /**
+     * For each group and kind some mutator names, the enabled mutators that may match such an object (those that
+     * name it and those that admit any kind), in order: a request visits only these, which is what keeps 1,000
+     * mutators for other kinds from costing 1,000 match checks a pass (BENCHMARKS.md). Other kinds get {@link
+     * #anyKind}.
+     */
+    private final Map<GroupKind, List<Mutator>> byKind;
+    private final List<Mutator> anyKind;
+    private final Map<MutatorId, Integer> positions;
 
     private MutationSystem(List<Mutator> ordered, Map<MutatorId, String> conflicts) {
         this.ordered = ordered;
         this.enabled = ordered.stream().filter(m -> !conflicts.containsKey(m.id())).toList();
         this.conflicts = conflicts;
+        this.anyKind = enabled.stream().filter(m -> m.kindsAdmitted() == null).toList();
+        var keys = new HashSet<GroupKind>();
+        enabled.stream().map(Mutator::kindsAdmitted).filter(Objects::nonNull).forEach(keys::addAll);
+        var index = new HashMap<GroupKind, List<Mutator>>();
+        for (GroupKind key : keys) {
+            index.put(key, enabled.stream()
+                    .filter(m -> m.kindsAdmitted() == null || m.kindsAdmitted().contains(key)).toList());
+        }
+        this.byKind = Map.copyOf(index);
+        var position = new HashMap<MutatorId, Integer>();
+        for (int i = 0; i < enabled.size(); i++) {
+            position.put(enabled.get(i).id(), i);
+        }
+        this.positions = Map.copyOf(position);
     }
 
     /**
@@ -71,8 +97,16 @@ public final class MutationSystem {
         int maxPasses = ordered.size() + 1;
         for (int pass = 1; pass <= maxPasses; pass++) {
             JsonObject before = current;
-            for (Mutator m : enabled) {
-                current = apply(m, mutable.withObject(current), changes);
+            List<Mutator> candidates = byKind.getOrDefault(GroupKind.of(current), anyKind);
+            for (int i = 0; i < candidates.size(); i++) {
+                Mutator m = candidates.get(i);
+                JsonObject next = apply(m, mutable.withObject(current), changes);
+                if (next != current && !sameKind(current, next)) {
+                    // A mutator changed the object's kind: the rest of this pass goes on with the new kind's.
+                    candidates = after(m, byKind.getOrDefault(GroupKind.of(next), anyKind));
+                    i = -1;
+                }
+                current = next;
             }
             if (same(before, current)) {
                 if (pass == 1) {
@@ -102,6 +136,20 @@ public final class MutationSystem {
             throw new MutationException("mutation for mutator " + gatekeeperName(m.id()) + " failed for "
                     + describe(step.object()) + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The mutators of {@code candidates} (in order) that come after {@code m}. */
+    private List<Mutator> after(Mutator m, List<Mutator> candidates) {
+        int position = positions.get(m.id());
+        int from = 0;
+        while (from < candidates.size() && positions.get(candidates.get(from).id()) <= position) {
+            from++;
+        }
+        return candidates.subList(from, candidates.size());
+    }
+
+    private static boolean sameKind(JsonObject a, JsonObject b) {
+        return Objects.equals(a.get("apiVersion"), b.get("apiVersion")) && Objects.equals(a.get("kind"), b.get("kind"));
     }
 
     private static boolean same(JsonObject a, JsonObject b) {

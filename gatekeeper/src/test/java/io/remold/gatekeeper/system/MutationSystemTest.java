@@ -1,6 +1,7 @@
 package io.remold.gatekeeper.system;
 
 import io.remold.api.YamlJson;
+import io.remold.gatekeeper.match.GroupKind;
 import io.remold.gatekeeper.match.GroupVersionKind;
 import io.remold.gatekeeper.mutators.Mutable;
 import io.remold.gatekeeper.mutators.MutationException;
@@ -20,7 +21,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -102,6 +105,73 @@ class MutationSystemTest {
         public boolean usesExternalData() {
             return false;
         }
+    }
+
+    /** Admits only the given kinds (null: any) and applies {@code change}; a test double. */
+    private record ForKinds(MutatorId id, Set<GroupKind> kindsAdmitted, UnaryOperator<JsonObject> change)
+            implements Mutator {
+        ForKinds(String name, Set<GroupKind> kinds, UnaryOperator<JsonObject> change) {
+            this(new MutatorId("mutations.gatekeeper.sh", "Assign", "", name), kinds, change);
+        }
+
+        @Override
+        public boolean matches(Mutable mutable) {
+            if (kindsAdmitted != null && !kindsAdmitted.contains(GroupKind.of(mutable.object()))) {
+                throw new AssertionError(id + " asked about a kind it does not admit: " + mutable.object());
+            }
+            return true;
+        }
+
+        @Override
+        public JsonObject mutate(Mutable mutable) {
+            return change.apply(mutable.object());
+        }
+
+        @Override
+        public List<PathNode> path() {
+            return List.of();
+        }
+
+        @Override
+        public List<SchemaBinding> schemaBindings() {
+            return List.of();
+        }
+
+        @Override
+        public boolean usesExternalData() {
+            return false;
+        }
+    }
+
+    private static UnaryOperator<JsonObject> set(String key, String value) {
+        return o -> value.equals(o.getString(key, null)) ? o : JsonTree.with(o, key, JSON.createValue(value));
+    }
+
+    @Test
+    void mutatorsForOtherKindsAreNeverAsked() throws MutationException {
+        var system = MutationSystem.of(List.of(
+                new ForKinds("a-deployments", Set.of(new GroupKind("apps", "Deployment")), set("d", "1")),
+                new ForKinds("b-any", null, set("any", "1")),
+                new ForKinds("c-pods", Set.of(new GroupKind("", "Pod")), set("p", "1"))));
+        JsonObject result = system.mutate(mutable(POD)).object();
+        assertEquals("1", result.getString("any"));
+        assertEquals("1", result.getString("p"));
+        assertFalse(result.containsKey("d"));
+    }
+
+    @Test
+    void aMutatorThatChangesTheKindHandsTheRestOfThePassToTheNewKindsMutators() throws MutationException {
+        var system = MutationSystem.of(List.of(
+                new ForKinds("a-pod-to-widget", Set.of(new GroupKind("", "Pod")), set("kind", "Widget")),
+                new ForKinds("b-pods", Set.of(new GroupKind("", "Pod")), set("pod", "1")),
+                new ForKinds("c-widgets", Set.of(new GroupKind("", "Widget")), set("widget", "1"))));
+        var result = system.mutate(mutable(POD));
+        assertEquals("Widget", result.object().getString("kind"));
+        assertEquals("1", result.object().getString("widget"));
+        assertFalse(result.object().containsKey("pod"));
+        assertEquals(List.of("a-pod-to-widget", "c-widgets"),
+                result.changedBy().stream().map(MutatorId::name).toList());
+        assertEquals(2, result.passes());
     }
 
     private static Mutator schemaOnly(String kind, String name, String location, boolean externalData) {
