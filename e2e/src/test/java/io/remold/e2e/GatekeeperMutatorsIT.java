@@ -65,7 +65,7 @@ class GatekeeperMutatorsIT {
                 values:
                   fromList: ["--verbose"]
             ---
-            apiVersion: mutations.gatekeeper.sh/v1
+            apiVersion: mutations.gatekeeper.sh/v1alpha1
             kind: AssignImage
             metadata:
               name: e2e-mirror

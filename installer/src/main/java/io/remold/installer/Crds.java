@@ -32,12 +32,25 @@ final class Crds {
         return load("modrules.api.kubemod.io.yaml", UnaryOperator.identity());
     }
 
-    /** Gatekeeper's four mutator kinds, from one template, in the order Gatekeeper runs them. */
+    /**
+     * Gatekeeper's four mutator kinds, from one template, in the order Gatekeeper runs them, each served in the
+     * versions Gatekeeper v3.23 serves: AssignImage only as {@code v1alpha1} (its storage version there, so that a
+     * cluster with Gatekeeper's CRD keeps its objects as they are stored).
+     */
     static List<Object> gatekeeper() {
         return Stream.of("Assign", "AssignImage", "AssignMetadata", "ModifySet")
-                .map(kind -> load("mutators.mutations.gatekeeper.sh.yaml", text -> text
-                        .replace("MUTATOR_KIND", kind).replace("MUTATOR_PLURAL", kind.toLowerCase(Locale.ROOT))))
+                .map(kind -> load("mutators.mutations.gatekeeper.sh.yaml", text -> {
+                    String crd = text.replace("MUTATOR_KIND", kind).replace("MUTATOR_PLURAL",
+                            kind.toLowerCase(Locale.ROOT));
+                    return kind.equals("AssignImage") ? onlyAlpha(crd) : crd;
+                }))
                 .toList();
+    }
+
+    /** The template with v1alpha1 as the only (and storage) version: the anchored v1 block renamed, the others cut. */
+    private static String onlyAlpha(String crd) {
+        int merges = crd.indexOf("  - <<: *version");
+        return crd.substring(0, merges).replace("    name: v1\n", "    name: v1alpha1\n");
     }
 
     private static Object load(String file) {

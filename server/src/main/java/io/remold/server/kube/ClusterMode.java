@@ -74,10 +74,13 @@ public final class ClusterMode implements AutoCloseable {
     /** Watched once KubeMod's CRD is served. */
     private static final RuleResource KUBEMOD_RULES =
             new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, RuleLoader.MODRULES);
-    /** Each watched once its CRD is served (Gatekeeper's own, or the installer's with --gatekeeper-compat). */
-    private static final List<RuleResource> GATEKEEPER_MUTATORS = Stream.of("assign", "assignmetadata",
-            "modifyset", "assignimage").map(plural -> new RuleResource(RuleLoader.GATEKEEPER_GROUP, "v1", plural,
-            RuleLoader.MUTATORS)).toList();
+    /**
+     * Each watched once its CRD is served (Gatekeeper's own, or the installer's with --gatekeeper-compat), in the
+     * version Gatekeeper v3.23 serves it: AssignImage is still only {@code v1alpha1} there.
+     */
+    private static final List<RuleResource> GATEKEEPER_MUTATORS = Stream.of("assign/v1", "assignmetadata/v1",
+            "modifyset/v1", "assignimage/v1alpha1").map(resource -> resource.split("/")).map(r ->
+            new RuleResource(RuleLoader.GATEKEEPER_GROUP, r[1], r[0], RuleLoader.MUTATORS)).toList();
     /** The installer's validating webhook configuration, whose reach the leader keeps to the Reject rules. */
     static final String VALIDATING_WEBHOOK = "remold-validating";
     /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
