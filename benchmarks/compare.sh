@@ -8,7 +8,7 @@
 #
 # --family modrules (the default) gives Remold ModRules and Gatekeeper the equivalent mutators (ComparisonRules);
 # --family gatekeeper gives both the same mutator manifests: Gatekeeper reads them from the API server, Remold from
-# its --rules folder. Either way the script first checks that both answer the benchmark review with the same patch.
+# its --rules folder. Either way the script first checks that both make the same object of the benchmark review.
 # Gatekeeper and the control plane: see gatekeeper.sh. KubeMod is not compared: the module proxy serves none of
 # its versions here.
 set -euo pipefail

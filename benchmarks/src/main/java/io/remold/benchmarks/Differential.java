@@ -26,8 +26,9 @@ import java.util.List;
  * open) counts as the same result.
  *
  * <pre>
- *   Differential write DIR                      # DIR/mutators.yaml and DIR/namespaces (one a line)
+ *   Differential write DIR                      # DIR/rules/mutators.yaml and DIR/namespaces (one a line)
  *   Differential run SEED COUNT GATEKEEPER_URL REMOLD_URL
+ *   Differential same REVIEW ANSWER ANSWER      # compare.sh: two answers to one review make the same change
  * </pre>
  */
 public final class Differential {
@@ -69,16 +70,34 @@ public final class Differential {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("write")) {
-            Path dir = Files.createDirectories(Path.of(args[1]));
-            Files.writeString(dir.resolve("mutators.yaml"), GatekeeperMix.yaml(GatekeeperMix.VARIED));
+            Path dir = Files.createDirectories(Path.of(args[1], "rules")).getParent();
+            Files.writeString(dir.resolve("rules/mutators.yaml"), GatekeeperMix.yaml(GatekeeperMix.VARIED));
             Files.write(dir.resolve("namespaces"), GeneratedReviews.NAMESPACES);
+        } else if (args.length == 4 && args[0].equals("same")) {
+            System.exit(same(read(Path.of(args[1])), read(Path.of(args[2])), read(Path.of(args[3]))) ? 0 : 1);
         } else if (args.length == 5 && args[0].equals("run")) {
             System.exit(run(Long.parseLong(args[1]), Integer.parseInt(args[2]), URI.create(args[3]),
                 URI.create(args[4])) ? 0 : 1);
         } else {
-            System.err.println("usage: Differential write DIR | run SEED COUNT GATEKEEPER_URL REMOLD_URL");
+            System.err.println("usage: Differential write DIR | run SEED COUNT GATEKEEPER_URL REMOLD_URL"
+                + " | same REVIEW ANSWER ANSWER");
             System.exit(2);
         }
+    }
+
+    /** Whether two answers to a review change its object, and in the same way; prints both patches. */
+    private static boolean same(JsonObject review, JsonObject first, JsonObject second) {
+        JsonObject object = review.getJsonObject("request").getJsonObject("object");
+        Outcome a = outcome(object, first.getJsonObject("response"));
+        Outcome b = outcome(object, second.getJsonObject("response"));
+        boolean same = a.error == null && !a.object.equals(object) && a.sameAs(b);
+        System.out.printf("%s answers: %s%n                %s%n", same ? "the same change," : "DIFFERENT", a.describe(),
+            b.describe());
+        return same;
+    }
+
+    private static JsonObject read(Path file) throws IOException {
+        return JSON.createReader(new StringReader(Files.readString(file))).readObject();
     }
 
     /** Sends every review to both webhooks; prints each difference with the seed and index; true if there is none. */

@@ -18,6 +18,7 @@ import java.util.List;
 public final class GatekeeperMix {
     private static final List<String> MUTATORS = List.of("""
         # Glob and pathTests: pods pull always, unless a container says otherwise.
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: Assign
         metadata:
           name: pull-policy-if-unset
@@ -32,6 +33,7 @@ public final class GatekeeperMix {
               value: Always
         """, """
         # A keyed element that must exist, in Deployments of backend and web tiers.
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: Assign
         metadata:
           name: envoy-memory-limit
@@ -51,6 +53,7 @@ public final class GatekeeperMix {
               value: 128Mi
         """, """
         # fromMetadata into a keyed element created when missing, outside kube-* namespaces.
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: Assign
         metadata:
           name: pod-namespace-env
@@ -68,6 +71,7 @@ public final class GatekeeperMix {
                 field: namespace
         """, """
         # A typed key (an integer) under a glob, in team namespaces (a prefix glob) and shop.
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: Assign
         metadata:
           name: metrics-port-protocol
@@ -81,6 +85,7 @@ public final class GatekeeperMix {
               value: TCP
         """, """
         # Add-only: an owner label unless there is one.
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: AssignMetadata
         metadata:
           name: owner-label
@@ -94,6 +99,7 @@ public final class GatekeeperMix {
               value: platform
         """, """
         # fromMetadata name (empty for an object with only generateName).
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: AssignMetadata
         metadata:
           name: name-annotation
@@ -107,6 +113,7 @@ public final class GatekeeperMix {
               fromMetadata:
                 field: name
         """, """
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: ModifySet
         metadata:
           name: json-logs
@@ -118,6 +125,7 @@ public final class GatekeeperMix {
             values:
               fromList: [--log-format=json]
         """, """
+        apiVersion: mutations.gatekeeper.sh/v1
         kind: ModifySet
         metadata:
           name: no-debug
@@ -130,6 +138,7 @@ public final class GatekeeperMix {
               fromList: [--debug, -v=4]
         """, """
         # Pods named web-* pull through a mirror: only the domain changes.
+        apiVersion: mutations.gatekeeper.sh/v1alpha1
         kind: AssignImage
         metadata:
           name: web-mirror
@@ -142,6 +151,7 @@ public final class GatekeeperMix {
             assignDomain: mirror.example.com
         """, """
         # Init containers of Deployments get a pinned tag (replacing a tag or a digest).
+        apiVersion: mutations.gatekeeper.sh/v1alpha1
         kind: AssignImage
         metadata:
           name: init-tag
@@ -164,7 +174,7 @@ public final class GatekeeperMix {
             throw new IllegalArgumentException("mutator count must be at least " + VARIED + ", got " + count);
         }
         List<String> docs = new ArrayList<>();
-        MUTATORS.forEach(m -> docs.add("apiVersion: mutations.gatekeeper.sh/v1\n" + m));
+        docs.addAll(MUTATORS);
         for (int i = 0; i < count - VARIED; i++) {
             docs.add(filler(i));
         }
@@ -173,29 +183,34 @@ public final class GatekeeperMix {
 
     /** Each kind of mutator in turn, for a kind of object in a team namespace; none matches the benchmark object. */
     private static String filler(int i) {
-        String head = "apiVersion: mutations.gatekeeper.sh/v1\nkind: %s\nmetadata:\n  name: filler-%04d\nspec:\n";
         String match = "  match:\n    namespaces: [team-%d]\n".formatted(i % 50);
         return switch (i % 4) {
-            case 0 -> head.formatted("AssignMetadata", i) + match + """
+            case 0 -> header("AssignMetadata", i) + match + """
                   location: 'metadata.annotations."remold.io/rule-%1$d"'
                   parameters: {assign: {value: v%1$d}}
                 """.formatted(i);
-            case 1 -> head.formatted("Assign", i) + match + """
+            case 1 -> header("Assign", i) + match + """
                   applyTo: [{groups: [""], kinds: [ConfigMap], versions: [v1]}]
                   location: 'data."rule-%1$d"'
                   parameters: {assign: {value: v%1$d}}
                 """.formatted(i);
-            case 2 -> head.formatted("ModifySet", i) + match + """
+            case 2 -> header("ModifySet", i) + match + """
                   applyTo: [{groups: [""], kinds: [Service], versions: [v1]}]
                   location: spec.externalIPs
                   parameters: {operation: merge, values: {fromList: [10.0.%d.%d]}}
                 """.formatted(i / 250 % 250, i % 250);
-            default -> head.formatted("AssignImage", i) + match + """
+            default -> header("AssignImage", i) + match + """
                   applyTo: [{groups: [batch], kinds: [Job], versions: [v1]}]
                   location: "spec.template.spec.containers[name: worker-%1$d].image"
                   parameters: {assignTag: ":v%1$d"}
                 """.formatted(i);
         };
+    }
+
+    /** AssignImage is served as {@code v1alpha1} only (Gatekeeper v3.23), the other kinds as {@code v1}. */
+    private static String header(String kind, int i) {
+        return "apiVersion: mutations.gatekeeper.sh/%s\nkind: %s\nmetadata:\n  name: filler-%04d\nspec:\n"
+            .formatted(kind.equals("AssignImage") ? "v1alpha1" : "v1", kind, i);
     }
 
     /** Writes {@code FILE} with {@code COUNT} mutators. */
