@@ -114,6 +114,32 @@ class GatekeeperTest {
         assertThat(decision.outcomes().getFirst().error(), containsString("AssignMetadata"));
     }
 
+    /**
+     * A mutator whose label selector fails when it is evaluated, limited to one namespace: Gatekeeper checks the
+     * namespace lists first, so elsewhere it neither matches nor fails, and the index skips it there the same way.
+     */
+    @Test
+    void aMutatorForOtherNamespacesIsSkippedAsGatekeepersOrderOfCriteriaWould() {
+        Mutator teamOnly = mutator("""
+                apiVersion: mutations.gatekeeper.sh/v1
+                kind: AssignMetadata
+                metadata: {name: team-a-only}
+                spec:
+                  match:
+                    namespaces: [team-a]
+                    labelSelector: {matchExpressions: [{key: app, operator: Bogus, values: [x]}]}
+                  location: metadata.labels.team
+                  parameters: {assign: {value: a}}
+                """);
+        Engine engine = Engine.builder().stage(Gatekeeper.stage(List.of(teamOnly, mutator(ASSIGN_PULL_POLICY))))
+                .build();
+        Decision shop = engine.mutate(AdmissionRequest.create("shop", yaml(POD)));
+        assertThat(shop.outcomes().stream().map(RuleOutcome::rule).toList(), contains("Assign/always-pull"));
+        Decision teamA = engine.mutate(AdmissionRequest.create("team-a", yaml(POD.replace("namespace: shop",
+                "namespace: team-a"))));
+        assertThat(teamA.outcomes().getFirst().error(), containsString("Bogus"));
+    }
+
     @Test
     void outcomeNamesTellMutatorsFromModRules() {
         assertThat(Gatekeeper.isStageOutcome("Assign/always-pull"), is(true));

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A mutator's {@code spec.match}: scope, kinds, namespaces and excludedNamespaces (prefix and suffix globs),
@@ -121,6 +122,27 @@ public final class Match {
             }
         }
         return Set.copyOf(admitted);
+    }
+
+    /**
+     * The namespaces an object must be in (its effective namespace, see {@link #effectiveNamespace}) for this match to
+     * hold, or null when any will do (no {@code namespaces}, or a glob among them). A cluster-scoped object passes
+     * the namespace lists. They are checked right after kinds and scope, which never fail, so an object elsewhere
+     * never matches and never errs: the mutation system may skip the mutator for it.
+     */
+    public Set<String> namespacesAdmitted() {
+        if (namespaces.isEmpty() || namespaces.stream().anyMatch(g -> g.pattern().contains("*"))) {
+            return null;
+        }
+        return namespaces.stream().map(Glob::pattern).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * The namespace the namespace lists are checked against: a Namespace's own name, else the Namespace object's
+     * ({@code namespace}, may be null), else the one the object declares; null for a cluster-scoped object.
+     */
+    public static String effectiveNamespace(JsonObject object, JsonObject namespace) {
+        return new Target(object, namespace).effectiveNamespace();
     }
 
     /**

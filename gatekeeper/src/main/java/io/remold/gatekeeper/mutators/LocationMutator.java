@@ -60,6 +60,11 @@ record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, Pat
     }
 
     @Override
+    public Set<String> namespacesAdmitted() {
+        return spec.match().namespacesAdmitted();
+    }
+
+    @Override
     public JsonObject mutate(Mutable mutable) throws MutationException {
         return Core.mutate(spec.path(), tests, setters.forRequest(mutable), mutable.object());
     }

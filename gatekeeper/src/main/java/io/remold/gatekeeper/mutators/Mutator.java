@@ -34,4 +34,12 @@ public interface Mutator {
     default Set<GroupKind> kindsAdmitted() {
         return null;
     }
+
+    /**
+     * The effective namespaces ({@code Match.effectiveNamespace}) a namespaced object must have for {@link #matches}
+     * to be true, or null for any; the mutation system skips the mutator for objects elsewhere without asking it.
+     */
+    default Set<String> namespacesAdmitted() {
+        return null;
+    }
 }

@@ -1,6 +1,7 @@
 package io.remold.gatekeeper.system;
 
 import io.remold.gatekeeper.match.GroupKind;
+import io.remold.gatekeeper.match.Match;
 import io.remold.gatekeeper.mutators.Mutable;
 import io.remold.gatekeeper.mutators.MutationException;
 import io.remold.gatekeeper.mutators.Mutator;
@@ -17,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -30,9 +32,9 @@ public final class MutationSystem {
     private final Map<MutatorId, String> conflicts;
     /**
      * For each group and kind some mutator names, the enabled mutators that may match such an object (those that
-     * name it and those that admit any kind), in order: a request visits only these, which is what keeps 1,000
-     * mutators for other kinds from costing 1,000 match checks a pass (BENCHMARKS.md). Other kinds get {@link
-     * #anyKind}.
+     * name it and those that admit any kind), in order: a request visits only these, and of them only those whose
+     * exact namespace lists admit its namespace, which is what keeps 1,000 mutators for other kinds and namespaces
+     * from costing 1,000 match checks a pass (BENCHMARKS.md). Other kinds get {@link #anyKind}.
      */
     private final Map<GroupKind, List<Mutator>> byKind;
     private final List<Mutator> anyKind;
@@ -98,12 +100,18 @@ public final class MutationSystem {
         for (int pass = 1; pass <= maxPasses; pass++) {
             JsonObject before = current;
             List<Mutator> candidates = byKind.getOrDefault(GroupKind.of(current), anyKind);
+            String namespace = Match.effectiveNamespace(current, mutable.namespace());
             for (int i = 0; i < candidates.size(); i++) {
                 Mutator m = candidates.get(i);
+                Set<String> namespaces = m.namespacesAdmitted();
+                if (namespace != null && namespaces != null && !namespaces.contains(namespace)) {
+                    continue;
+                }
                 JsonObject next = apply(m, mutable.withObject(current), changes);
                 if (next != current && !sameKind(current, next)) {
                     // A mutator changed the object's kind: the rest of this pass goes on with the new kind's.
                     candidates = after(m, byKind.getOrDefault(GroupKind.of(next), anyKind));
+                    namespace = Match.effectiveNamespace(next, mutable.namespace());
                     i = -1;
                 }
                 current = next;
