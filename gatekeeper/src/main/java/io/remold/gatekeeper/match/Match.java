@@ -50,6 +50,8 @@ public final class Match {
     private final LabelSelector namespaceSelector;
     private final Glob name;
     private final Source source;
+    /** See {@link #namespacesAdmitted()}; asked for every request, so computed once. */
+    private final Set<String> namespacesAdmitted;
 
     private Match(List<KindSelector> kinds, String scope, List<Glob> namespaces, List<Glob> excludedNamespaces,
                   LabelSelector labelSelector, LabelSelector namespaceSelector, Glob name, Source source) {
@@ -61,6 +63,8 @@ public final class Match {
         this.namespaceSelector = namespaceSelector;
         this.name = name;
         this.source = source;
+        this.namespacesAdmitted = namespaces.isEmpty() || namespaces.stream().anyMatch(g -> g.pattern().contains("*"))
+                ? null : namespaces.stream().map(Glob::pattern).collect(Collectors.toUnmodifiableSet());
     }
 
     /**
@@ -131,10 +135,7 @@ public final class Match {
      * never matches and never errs: the mutation system may skip the mutator for it.
      */
     public Set<String> namespacesAdmitted() {
-        if (namespaces.isEmpty() || namespaces.stream().anyMatch(g -> g.pattern().contains("*"))) {
-            return null;
-        }
-        return namespaces.stream().map(Glob::pattern).collect(Collectors.toUnmodifiableSet());
+        return namespacesAdmitted;
     }
 
     /**

@@ -44,13 +44,15 @@ public final class MutationSystem {
         this.ordered = ordered;
         this.enabled = ordered.stream().filter(m -> !conflicts.containsKey(m.id())).toList();
         this.conflicts = conflicts;
-        this.anyKind = enabled.stream().filter(m -> m.kindsAdmitted() == null).toList();
+        var kinds = new HashMap<MutatorId, Set<GroupKind>>();
+        enabled.forEach(m -> kinds.put(m.id(), m.kindsAdmitted()));
+        this.anyKind = enabled.stream().filter(m -> kinds.get(m.id()) == null).toList();
         var keys = new HashSet<GroupKind>();
-        enabled.stream().map(Mutator::kindsAdmitted).filter(Objects::nonNull).forEach(keys::addAll);
+        kinds.values().stream().filter(Objects::nonNull).forEach(keys::addAll);
         var index = new HashMap<GroupKind, List<Mutator>>();
         for (GroupKind key : keys) {
             index.put(key, enabled.stream()
-                    .filter(m -> m.kindsAdmitted() == null || m.kindsAdmitted().contains(key)).toList());
+                    .filter(m -> kinds.get(m.id()) == null || kinds.get(m.id()).contains(key)).toList());
         }
         this.byKind = Map.copyOf(index);
         var position = new HashMap<MutatorId, Integer>();
