@@ -328,7 +328,7 @@ class KindIT {
                       value: probe
                 """.formatted(SHOP));
         waitReady(SHOP, "leader-probe");
-        assertThat(logs(leader), containsString("status of remold.io/v1beta1/" + SHOP + "/leader-probe"));
+        assertThat(logs(leader), containsString("status of remold.io/v1beta1/modrules/" + SHOP + "/leader-probe"));
         assertThat("the follower writes no status", logs(follower), not(containsString("status of ")));
 
         String before = ruleVersions();
