@@ -70,8 +70,26 @@ class MutationSystemTest {
         }
     }
 
+    /** A test double with no location or schema. */
+    private interface Unplaced extends Mutator {
+        @Override
+        default List<PathNode> path() {
+            return List.of();
+        }
+
+        @Override
+        default List<SchemaBinding> schemaBindings() {
+            return List.of();
+        }
+
+        @Override
+        default boolean usesExternalData() {
+            return false;
+        }
+    }
+
     /** Sets {@code spec} on its first call, removes it on its second, then leaves the object alone. */
-    private record SetThenUnset(AtomicInteger calls) implements Mutator {
+    private record SetThenUnset(AtomicInteger calls) implements Unplaced {
         @Override
         public MutatorId id() {
             return new MutatorId("", "", "", "toggle");
@@ -91,25 +109,11 @@ class MutationSystemTest {
             };
         }
 
-        @Override
-        public List<PathNode> path() {
-            return List.of();
-        }
-
-        @Override
-        public List<SchemaBinding> schemaBindings() {
-            return List.of();
-        }
-
-        @Override
-        public boolean usesExternalData() {
-            return false;
-        }
     }
 
     /** Admits only the given kinds (null: any) and applies {@code change}; a test double. */
     private record ForKinds(MutatorId id, Set<GroupKind> kindsAdmitted, UnaryOperator<JsonObject> change)
-            implements Mutator {
+            implements Unplaced {
         ForKinds(String name, Set<GroupKind> kinds, UnaryOperator<JsonObject> change) {
             this(new MutatorId("mutations.gatekeeper.sh", "Assign", "", name), kinds, change);
         }
@@ -127,20 +131,6 @@ class MutationSystemTest {
             return change.apply(mutable.object());
         }
 
-        @Override
-        public List<PathNode> path() {
-            return List.of();
-        }
-
-        @Override
-        public List<SchemaBinding> schemaBindings() {
-            return List.of();
-        }
-
-        @Override
-        public boolean usesExternalData() {
-            return false;
-        }
     }
 
     private static UnaryOperator<JsonObject> set(String key, String value) {
