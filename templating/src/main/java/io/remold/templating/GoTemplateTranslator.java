@@ -250,6 +250,9 @@ final class GoTemplateTranslator {
             if (digits == position) {
                 throw error("a number is expected after \".#\"");
             }
+            if (position - digits > 9) { // no select has that many wildcards; found by fuzzing (it overflowed an int)
+                throw error("capture number " + text.substring(digits, position) + " is too large");
+            }
             return new Code("SelectKeyParts[" + Integer.parseInt(text.substring(digits, position)) + "]", true, true);
         }
         String field = identifier();

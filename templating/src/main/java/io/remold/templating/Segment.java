@@ -18,8 +18,9 @@ sealed interface Segment {
             if (value instanceof JsonObject object) {
                 return object.get(name);
             }
-            if (value instanceof JsonArray array && !name.isEmpty() && name.chars().allMatch(Character::isDigit)) {
-                return element(array, Integer.parseInt(name));
+            if (value instanceof JsonArray array && !name.isEmpty() && name.length() <= 9
+                    && name.chars().allMatch(Character::isDigit)) {
+                return element(array, Integer.parseInt(name)); // a longer index is past any list's end: nothing
             }
             return null;
         }

@@ -139,6 +139,7 @@ class GoTemplateTranslationTest {
                 Arguments.of("{{ \"abc }}", 1, 4, "unterminated string"),
                 Arguments.of("{{ \"\\q\" }}", 1, 5, "unknown escape \\q in string"),
                 Arguments.of("{{ .# }}", 1, 6, "a number is expected after \".#\""),
+                Arguments.of("{{ .#51111111111111111111 }}", 1, 26, "capture number 51111111111111111111 is too large"),
                 Arguments.of("{{ (lower .Namespace).x }}", 1, 4, "a field of a function result cannot be translated"),
                 Arguments.of("{{ default lower .Namespace }}", 1, 12, "function \"lower\" used as an argument needs parentheses"),
                 Arguments.of("{{ /* open }}", 1, 1, "unclosed comment"),

@@ -38,6 +38,7 @@ class ValueTemplateTest {
                 Arguments.of("{{Target.metadata.labels.replicas}}", "\"3\""),
                 Arguments.of("{{Target.metadata.labels[\"topology.kubernetes.io/zone\"]}}", "\"eu-1a\""),
                 Arguments.of("{{Target.spec.containers.1.name}}", "\"sidecar\""),
+                Arguments.of("{{Target.spec.containers.99999999999.name}}", "null"),
                 Arguments.of("{{Target.spec.containers[1].name}}", "\"sidecar\""),
                 Arguments.of("{{Target.spec.containers[9].name}}", "null"),
                 Arguments.of("{{Target.spec.containers[SelectKeyParts[0]].name}}", "\"nginx\""),
