@@ -20,6 +20,7 @@ import jakarta.json.spi.JsonProvider;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The module's entry point: reads Gatekeeper mutator manifests ({@code mutations.gatekeeper.sh}: Assign,
@@ -60,16 +61,22 @@ public final class Gatekeeper {
     }
 
     /** The engine stage that runs these mutators (schema conflicts disable the mutators involved). */
-    public static MutationStage stage(Collection<? extends Mutator> mutators) {
+    public static Stage stage(Collection<? extends Mutator> mutators) {
         return new Stage(MutationSystem.of(mutators));
     }
 
     /** Schema conflicts of a set of mutators: the disabled mutator and why. */
-    public static java.util.Map<MutatorId, String> conflicts(Collection<? extends Mutator> mutators) {
+    public static Map<MutatorId, String> conflicts(Collection<? extends Mutator> mutators) {
         return MutationSystem.of(mutators).conflicts();
     }
 
-    private record Stage(MutationSystem system) implements MutationStage {
+    /** The engine stage of a set of mutators; {@link #conflicts()} tells which of them a schema conflict disabled. */
+    public record Stage(MutationSystem system) implements MutationStage {
+        /** Schema conflicts among the stage's mutators: the disabled mutator and why. */
+        public Map<MutatorId, String> conflicts() {
+            return system.conflicts();
+        }
+
         @Override
         public int ruleCount() {
             return system.order().size();

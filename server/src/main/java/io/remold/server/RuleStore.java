@@ -144,10 +144,10 @@ final class RuleStore implements RuleSink {
         }
         long start = System.nanoTime();
         try {
-            Gatekeeper.conflicts(currentMutators).forEach((id, why) ->
+            Gatekeeper.Stage mutation = Gatekeeper.stage(currentMutators);
+            mutation.conflicts().forEach((id, why) ->
                     LOG.warning("Gatekeeper mutator " + id + " is disabled by a schema conflict: " + why));
-            Engine next = Engine.builder().systemNamespace(systemNamespace).rules(current)
-                    .stage(Gatekeeper.stage(currentMutators)).build();
+            Engine next = Engine.builder().systemNamespace(systemNamespace).rules(current).stage(mutation).build();
             engine.set(next);
             metrics.rulesRebuilt(next.ruleCount(), next.stageRuleCount(), System.nanoTime() - start);
         } catch (RuntimeException e) {
