@@ -105,6 +105,9 @@ final class ValueCompiler {
             throw source.error("invalid YAML: " + problem, mark == null ? 0 : sourceOffset(mark.getIndex()));
         } catch (YAMLException e) {
             throw source.error("invalid YAML: " + e.getMessage(), 0);
+        } catch (NumberFormatException e) {
+            // SnakeYAML's scanner throws it for a hex escape (x, u or U) without its digits (found by fuzzing).
+            throw source.error("invalid YAML: bad escape in a double-quoted string", 0);
         }
     }
 

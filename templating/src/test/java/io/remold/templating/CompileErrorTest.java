@@ -63,6 +63,7 @@ class CompileErrorTest {
                 // YAML around the tags
                 Arguments.of(VALUE, "a: [1, {{Namespace}}", "invalid YAML: while parsing a flow sequence: expected ',' or ']', but got <stream end>", 1, 21),
                 Arguments.of(VALUE, "a: {{Namespace}}\n b: c", "invalid YAML: mapping values are not allowed here", 2, 3),
+                Arguments.of(VALUE, "a: \"\\U", "invalid YAML: bad escape in a double-quoted string", 1, 1),
                 Arguments.of(VALUE, "a: 1\na: {{Namespace}}", "duplicate key \"a\"", 2, 1),
                 Arguments.of(VALUE, "a: 1 # {{Namespace}}", "a tag can only stand in a YAML value or key (not in a comment, anchor or YAML tag)", 1, 8),
                 Arguments.of(VALUE, "a: &x{{Namespace}} 1", "a tag can only stand in a YAML value or key (not in a comment, anchor or YAML tag)", 1, 6),
