@@ -11,6 +11,7 @@ import io.remold.api.PatchOp;
 import io.remold.api.PatchOperation;
 import io.remold.api.RuleType;
 import io.remold.jsonpath.BoundedMemo;
+import io.remold.jsonpath.BoundedRegex;
 import io.remold.jsonpath.JsonPath;
 import io.remold.jsonpath.JsonPathException;
 import io.remold.jsonpath.Selection;
@@ -274,7 +275,8 @@ final class CompiledRule {
                                 + " wildcard, filter, slice or union step(s) of the select"));
             }
             ValueTemplate value = null;
-            if (op.op() != PatchOp.remove) {
+            // KubeMod ignores a remove's value; a remold.io remove with a value takes that item out of the list.
+            if (op.op() != PatchOp.remove || (op.value() != null && !kubemod)) {
                 String source = op.value() == null ? "" : op.value();
                 value = template(source, kubemod, at + ".value", problems, Templates::compileValue);
             }
@@ -319,7 +321,10 @@ final class CompiledRule {
         }
     }
 
-    /** A patch path is a JSON Pointer: it starts with / and ~ only escapes 0 or 1. */
+    /**
+     * A patch path is a JSON Pointer: it starts with / and ~ only escapes 0 or 1; a token in brackets is a list step
+     * by key, {@code [key=value]}.
+     */
     private static void checkPointer(String path, String field, List<RuleCompilation.Problem> problems) {
         if (!path.startsWith("/")) {
             problems.add(new RuleCompilation.Problem(field, 0, "a JSON Pointer must start with /"));
@@ -330,6 +335,16 @@ final class CompiledRule {
                 problems.add(new RuleCompilation.Problem(field, i, "~ must be followed by 0 or 1 (~0 is ~, ~1 is /)"));
                 return;
             }
+        }
+        for (int start = 1; start <= path.length(); ) {
+            int end = path.indexOf('/', start);
+            end = end < 0 ? path.length() : end;
+            String problem = KeyedStep.problem(path.substring(start, end).replace("~1", "/").replace("~0", "~"));
+            if (problem != null) {
+                problems.add(new RuleCompilation.Problem(field, start, problem));
+                return;
+            }
+            start = end + 1;
         }
     }
 
@@ -352,12 +367,20 @@ final class CompiledRule {
         return count;
     }
 
+    /**
+     * Most concrete operations one rule may produce against one object, once its selects are expanded: a select
+     * over the containers of a Pod gives tens; every operation copies the containers along its path and goes back
+     * in the response, and a select can yield up to 100,000 results.
+     */
+    static final int MAX_OPERATIONS = 1000;
+
     /** The concrete operations of this rule against the current object (each select run once per result). */
     List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request) throws JsonPatcher.PatchException {
         var out = new ArrayList<JsonPatcher.Operation>();
         for (int i = 0; i < patch.size(); i++) {
             Step step = patch.get(i);
             if (step.select() == null) {
+                checkCount(out, i);
                 out.add(operation(step, step.path().source(), null, List.of(), current, request));
                 continue;
             }
@@ -368,6 +391,7 @@ final class CompiledRule {
                 throw new JsonPatcher.PatchException("spec.patch[" + i + "].select: " + e.getMessage());
             }
             for (Selection s : results) {
+                checkCount(out, i);
                 String path = step.path().render(s.captures());
                 if (path.contains(PathTemplate.BAD_INDEX)) {
                     throw new JsonPatcher.PatchException("spec.patch[" + i + "].path: \"" + step.path().source()
@@ -379,10 +403,17 @@ final class CompiledRule {
         return out;
     }
 
+    private static void checkCount(List<JsonPatcher.Operation> operations, int step) throws JsonPatcher.PatchException {
+        if (operations.size() == MAX_OPERATIONS) {
+            throw new JsonPatcher.PatchException("spec.patch[" + step + "]: the rule gives more than " + MAX_OPERATIONS
+                    + " operations");
+        }
+    }
+
     private JsonPatcher.Operation operation(Step step, String path, JsonValue selected, List<Object> captures,
                                             JsonValue current, AdmissionRequest request)
             throws JsonPatcher.PatchException {
-        if (step.op() == PatchOp.remove) {
+        if (step.value() == null) {
             return new JsonPatcher.Operation(PatchOp.remove, path, null);
         }
         try {
@@ -427,7 +458,7 @@ final class CompiledRule {
 
     private static Pattern regex(String regex, String field, List<RuleCompilation.Problem> problems) {
         try {
-            return Pattern.compile(regex);
+            return BoundedRegex.compile(regex);
         } catch (PatternSyntaxException e) {
             problems.add(new RuleCompilation.Problem(field, Math.max(0, e.getIndex()), e.getDescription()));
             return null;

@@ -2,6 +2,7 @@ package io.remold.engine;
 
 import io.remold.api.PatchOp;
 import io.remold.json.JsonTree;
+import io.remold.jsonpath.JsonPath;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -14,16 +15,24 @@ import java.util.List;
  * JSON Patch over immutable jakarta.json values, copied on write as compact trees ({@code JsonTree}), with
  * KubeMod's extensions: negative indices count from the end ({@code -1} appends on add), {@code add} creates
  * missing parents (a list when the next step is an index), removing a missing path does nothing, and
- * {@code replace} of a missing path is an error.
+ * {@code replace} of a missing path is an error. Two more of Remold's own: a list step by key ({@link KeyedStep})
+ * and {@code remove} with a value, which removes every equal item of the list at the path.
  */
 final class JsonPatcher {
 
-    /** One concrete operation: a JSON Pointer and, except for remove, a value. */
+    /**
+     * One concrete operation: a JSON Pointer and a value; a remove's value is null, or the item to remove from the
+     * list at the path.
+     */
     record Operation(PatchOp op, String path, JsonValue value) {
         JsonObject toJson() {
             JsonObject json = JsonTree.with(JsonTree.with(JsonValue.EMPTY_JSON_OBJECT, "op", Json.PROVIDER.createValue(
                     op.name())), "path", Json.PROVIDER.createValue(path));
-            return op == PatchOp.remove ? json : JsonTree.with(json, "value", value);
+            return value == null ? json : JsonTree.with(json, "value", value);
+        }
+
+        boolean removesItems() {
+            return op == PatchOp.remove && value != null;
         }
     }
 
@@ -78,6 +87,10 @@ final class JsonPatcher {
                         }
                         return JsonTree.with(object, token, op.value());
                     default:
+                        if (op.removesItems()) {
+                            JsonValue kept = withoutItems(child, op, tokens, at + 1);
+                            return kept == null ? null : JsonTree.with(object, token, kept);
+                        }
                         return child == null ? null : JsonTree.without(object, token);
                 }
             }
@@ -94,6 +107,10 @@ final class JsonPatcher {
             return changed == null ? null : JsonTree.with(object, token, changed);
         }
         if (node instanceof JsonArray array) {
+            KeyedStep keyed = KeyedStep.parse(token);
+            if (keyed != null) {
+                return last ? setKeyed(array, keyed, tokens, at, op) : updateKeyed(array, keyed, tokens, at, op);
+            }
             int size = array.size();
             if ("-".equals(token) && last && op.op() == PatchOp.add) {
                 return JsonTree.inserted(array, size, op.value());
@@ -138,6 +155,10 @@ final class JsonPatcher {
                 if (op.op() == PatchOp.replace) {
                     return JsonTree.with(array, position, op.value());
                 }
+                if (op.removesItems()) {
+                    JsonValue kept = withoutItems(array.get(position), op, tokens, at + 1);
+                    return kept == null ? null : JsonTree.with(array, position, kept);
+                }
                 return JsonTree.without(array, position);
             }
             JsonValue changed = update(array.get(position), tokens, at + 1, op);
@@ -150,9 +171,104 @@ final class JsonPatcher {
                 .toLowerCase() + ", not an object or list");
     }
 
+    /**
+     * A step by key that is not the last: the rest of the path is applied to every element with the key; when none
+     * has it, an add appends an element holding just the key and applies the rest to it (kept only if that changed
+     * it), a remove does nothing and a replace fails.
+     */
+    private static JsonValue updateKeyed(JsonArray array, KeyedStep step, List<String> tokens, int at, Operation op)
+            throws PatchException {
+        List<JsonValue> elements = null;
+        boolean found = false;
+        for (int i = 0; i < array.size(); i++) {
+            if (!step.matches(array.get(i))) {
+                continue;
+            }
+            found = true;
+            JsonValue changed = update(array.get(i), tokens, at + 1, op);
+            if (changed != null) {
+                if (elements == null) {
+                    elements = new ArrayList<>(array);
+                }
+                elements.set(i, changed);
+            }
+        }
+        if (found) {
+            return elements == null ? null : JsonTree.array(elements);
+        }
+        switch (op.op()) {
+            case add -> {
+                JsonValue created = update(step.element(), tokens, at + 1, op);
+                return created == null ? null : JsonTree.inserted(array, array.size(), created);
+            }
+            case replace -> throw new PatchException("replace: no element with " + step + " in the list at "
+                    + prefix(tokens, at));
+            default -> {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * A step by key that is the last: add and replace put the value in place of the first element with the key (an
+     * add appends it when none has the key, a replace fails), and the value must keep the key; remove takes out every
+     * element with the key.
+     */
+    private static JsonValue setKeyed(JsonArray array, KeyedStep step, List<String> tokens, int at, Operation op)
+            throws PatchException {
+        if (op.op() == PatchOp.remove) {
+            if (op.removesItems()) {
+                throw new PatchException("remove: a value removes items of a list, and " + prefix(tokens, at + 1)
+                        + " is an element");
+            }
+            var kept = new ArrayList<JsonValue>(array.size());
+            for (JsonValue element : array) {
+                if (!step.matches(element)) {
+                    kept.add(element);
+                }
+            }
+            return kept.size() == array.size() ? null : JsonTree.array(kept);
+        }
+        if (!step.matches(op.value())) {
+            throw new PatchException(op.op() + ": the value for " + prefix(tokens, at + 1)
+                    + " must be an object with the same key, " + step);
+        }
+        for (int i = 0; i < array.size(); i++) {
+            if (step.matches(array.get(i))) {
+                return JsonTree.with(array, i, op.value());
+            }
+        }
+        if (op.op() == PatchOp.replace) {
+            throw new PatchException("replace: no element with " + step + " in the list at " + prefix(tokens, at));
+        }
+        return JsonTree.inserted(array, array.size(), op.value());
+    }
+
+    /** The list {@code target} without the items equal to the operation's value; null when none is. */
+    private static JsonValue withoutItems(JsonValue target, Operation op, List<String> tokens, int at)
+            throws PatchException {
+        if (target == null) {
+            return null;
+        }
+        if (!(target instanceof JsonArray list)) {
+            throw new PatchException("remove: a value removes items of a list, and " + prefix(tokens, at)
+                    + " is not a list but " + target.getValueType().name().toLowerCase());
+        }
+        var kept = new ArrayList<JsonValue>(list.size());
+        for (JsonValue item : list) {
+            if (!JsonPath.sameValue(item, op.value())) {
+                kept.add(item);
+            }
+        }
+        return kept.size() == list.size() ? null : JsonTree.array(kept);
+    }
+
     /** The container a missing parent at {@code tokens[at]} becomes: a list padded with nulls when it is an index. */
     private static JsonValue emptyParent(List<String> tokens, int at) throws PatchException {
         String next = tokens.get(at);
+        if (KeyedStep.parse(next) != null) {
+            return JsonValue.EMPTY_JSON_ARRAY;
+        }
         Integer index = index(next);
         if (index == null && !"-".equals(next)) {
             return JsonValue.EMPTY_JSON_OBJECT;

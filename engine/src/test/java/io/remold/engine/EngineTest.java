@@ -83,6 +83,11 @@ class EngineTest {
             {op: add, select: '$.spec.containers[*].ports[*]', path: '/spec/containers/#0/ports/#1/protocol', value: TCP} | /spec/containers/1/ports/0/protocol | 'TCP'
             {op: replace, select: '$.spec.containers[?(@.image =~ "redis")]', path: '/spec/containers/#0/image', value: 'redis:8'} | /spec/containers/1/image | 'redis:8'
             {op: add, select: '$..ports[?(@.containerPort == 6379)]', path: '/#0/#1/#2/ports/#3/protocol', value: UDP} | /spec/containers/1/ports/0/protocol | 'UDP'
+            {op: add, path: '/spec/containers/[name=b]/imagePullPolicy', value: Always} | /spec/containers/1/imagePullPolicy | 'Always'
+            {op: add, path: '/spec/containers/[name=proxy]/image', value: envoy}  | /spec/containers/2           | {'name':'proxy','image':'envoy'}
+            {op: add, select: '$.spec.containers[*]', path: '/spec/containers/#0/ports/[containerPort=80]/protocol', value: TCP} | /spec/containers/1/ports/1 | {'containerPort':80,'protocol':'TCP'}
+            {op: remove, path: '/spec/containers/[name=a]'}                 | /spec/containers/0/name     | 'b'
+            {op: remove, path: /spec/containers, value: '{name: a, image: "nginx:1.14.2", ports: [{containerPort: 80}]}'} | /spec/containers/0/name | 'b'
             """)
     void patchOperations(String operation, String pointer, String expected) throws Exception {
         Decision d = mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind', matchValue: Pod}],"
@@ -91,6 +96,19 @@ class EngineTest {
         assertThat(pointed(d.result(), pointer), equalTo(json(expected)));
         assertThat("the patch turns the input into the result",
                 apply(json(POD), d.patch()), equalTo(d.result()));
+    }
+
+    @Test
+    void keyedStepsAndRemoveValuesAreRemoldsOnly() throws Exception {
+        String spec = "{type: Patch, match: [{select: '$.kind'}], patch: [{op: remove, path: /metadata/labels/app,"
+                + " value: nginx}]}";
+        // KubeMod ignores a remove's value: the label goes.
+        Decision kubemod = mutate(List.of(Rules.kubemod("ns", "k", spec)), "ns", POD);
+        assertThat(pointed(kubemod.result(), "/metadata/labels"), equalTo(json("{'tier':'front'}")));
+        // A remold.io remove with a value removes that item from a list, and a label is not a list.
+        Decision remold = mutate(List.of(rule("ns", "r", spec)), "ns", POD);
+        assertThat(remold.outcomes().getFirst().error(),
+                containsString("remove: a value removes items of a list, and /metadata/labels/app is not a list"));
     }
 
     @Test

@@ -74,4 +74,52 @@ class JsonPatcherTest {
                 () -> JsonPatcher.apply(json(document), List.of(operation)));
         assertThat(e.getMessage(), containsString(message));
     }
+
+    @ParameterizedTest(name = "{1} {2} {3} on {0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            {'c':[{'n':'a','i':1},{'n':'b'}]}     | add     | /c/[n=b]/i      | 2                | {'c':[{'n':'a','i':1},{'n':'b','i':2}]}
+            {'c':[{'n':'a'},{'n':'a'}]}           | add     | /c/[n=a]/i      | 2                | {'c':[{'n':'a','i':2},{'n':'a','i':2}]}
+            {'c':[{'n':'a'}]}                     | add     | /c/[n=z]/i      | 2                | {'c':[{'n':'a'},{'n':'z','i':2}]}
+            {}                                    | add     | /s/c/[n=z]/i    | 2                | {'s':{'c':[{'n':'z','i':2}]}}
+            {'c':[{'p':80},{'p':'80'}]}           | add     | /c/[p=80]/x     | 1                | {'c':[{'p':80,'x':1},{'p':'80'}]}
+            {'c':[{'p':80},{'p':'80'}]}           | add     | /c/[p="80"]/x   | 1                | {'c':[{'p':80},{'p':'80','x':1}]}
+            {'c':[{'p':80.0}]}                    | add     | /c/[p=80]/x     | 1                | {'c':[{'p':80.0,'x':1}]}
+            {'c':[1,'n',{'n':'a'}]}               | add     | /c/[n=a]/x      | 1                | {'c':[1,'n',{'n':'a','x':1}]}
+            {'c':[{'n':'a','i':1}]}               | replace | /c/[n=a]/i      | 2                | {'c':[{'n':'a','i':2}]}
+            {'c':[{'n':'a','i':1}]}               | remove  | /c/[n=a]/i      |                  | {'c':[{'n':'a'}]}
+            {'c':[{'n':'a','i':1}]}               | remove  | /c/[n=z]/i      |                  | {'c':[{'n':'a','i':1}]}
+            {'c':[{'n':'a'},{'n':'b'},{'n':'a'}]} | remove  | /c/[n=a]        |                  | {'c':[{'n':'b'}]}
+            {'c':[{'n':'a','i':1},{'n':'a'}]}     | add     | /c/[n=a]        | {'n':'a','i':9}  | {'c':[{'n':'a','i':9},{'n':'a'}]}
+            {'c':[{'n':'b'}]}                     | add     | /c/[n=a]        | {'n':'a','i':9}  | {'c':[{'n':'b'},{'n':'a','i':9}]}
+            {'c':[{'n':'a','i':1}]}               | replace | /c/[n=a]        | {'n':'a'}        | {'c':[{'n':'a'}]}
+            {'[n=a]':{'i':1}}                     | add     | /[n=a]/i        | 2                | {'[n=a]':{'i':2}}
+            {'a':['x','y','x','z']}               | remove  | /a              | 'x'              | {'a':['y','z']}
+            {'a':[1,1.0,'1',2]}                   | remove  | /a              | 1                | {'a':['1',2]}
+            {'a':[{'k':[1]},{'k':[2]}]}           | remove  | /a              | {'k':[2]}        | {'a':[{'k':[1]}]}
+            {'a':['x']}                           | remove  | /a              | 'q'              | {'a':['x']}
+            {}                                    | remove  | /a              | 'x'              | {}
+            {'m':[['x','y']]}                     | remove  | /m/0            | 'y'              | {'m':[['x']]}
+            {'c':[{'n':'a','g':['x','y']}]}       | remove  | /c/[n=a]/g      | 'x'              | {'c':[{'n':'a','g':['y']}]}
+            """)
+    void appliesKeyedStepsAndRemovesByValue(String document, PatchOp op, String path, String value, String expected)
+            throws Exception {
+        var operation = new JsonPatcher.Operation(op, path, value == null ? null : json(value));
+        assertThat(JsonPatcher.apply(json(document), List.of(operation)), equalTo(json(expected)));
+    }
+
+    @ParameterizedTest(name = "{1} {2} {3} on {0} fails")
+    @CsvSource(delimiter = '|', textBlock = """
+            {'c':[{'n':'a'}]}  | replace | /c/[n=z]/i | 1          | replace: no element with n="z" in the list at /c
+            {'c':[{'n':'a'}]}  | replace | /c/[n=z]   | {'n':'z'}  | replace: no element with n="z" in the list at /c
+            {'c':[{'n':'a'}]}  | add     | /c/[n=a]   | {'n':'b'}  | add: the value for /c/[n=a] must be an object with the same key, n="a"
+            {'c':[]}           | add     | /c/[n=a]   | 1          | must be an object with the same key
+            {'c':[{'n':'a'}]}  | remove  | /c/[n=a]   | 1          | remove: a value removes items of a list, and /c/[n=a] is an element
+            {'a':{'b':1}}      | remove  | /a         | 1          | remove: a value removes items of a list, and /a is not a list but object
+            """)
+    void reportsKeyedAndRemoveByValueFailures(String document, PatchOp op, String path, String value, String message) {
+        var operation = new JsonPatcher.Operation(op, path, json(value));
+        var e = assertThrows(JsonPatcher.PatchException.class,
+                () -> JsonPatcher.apply(json(document), List.of(operation)));
+        assertThat(e.getMessage(), containsString(message));
+    }
 }

@@ -41,10 +41,23 @@ import java.util.function.Predicate;
 final class Evaluator {
     /** Upper bound on the nodes one evaluation may visit; stops e.g. chained recursive descents on big documents. */
     static final int MAX_NODES = 1_000_000;
+    /**
+     * Most results of one {@link JsonPath#select}: they are held at once, each with its path and captures (a few
+     * hundred bytes), so this keeps a select's results to tens of megabytes; a Pod has tens of containers, a big
+     * ConfigMap some thousands of keys.
+     */
+    static final int MAX_SELECTIONS = 100_000;
+    /**
+     * Deepest level {@code ..} descends to, one stack frame each: as deep as the json module parses documents
+     * (its TreeParser.MAX_DEPTH), so only a document made deeper by patches can exceed it.
+     */
+    static final int MAX_DESCENT_DEPTH = 1000;
 
     private final String expression;
     private final JsonValue root;
     private int visited;
+    /** Set when a bound above stopped the evaluation: filters then pass the error on instead of dropping an element. */
+    private boolean bounded;
 
     Evaluator(String expression, JsonValue root) {
         this.expression = expression;
@@ -73,6 +86,15 @@ final class Evaluator {
     }
 
     // ---- paths ----
+
+    /** The results of a whole-expression path, at most {@link #MAX_SELECTIONS}. */
+    List<Node> selections(Path path) {
+        List<Node> nodes = select(path, root);
+        if (nodes.size() > MAX_SELECTIONS) {
+            throw error("selects " + nodes.size() + " nodes, more than " + MAX_SELECTIONS, path.position());
+        }
+        return nodes;
+    }
 
     List<Node> select(Path path, JsonValue current) {
         List<Node> nodes = List.of(new Node(path.fromRoot() ? root : current, Chain.EMPTY, Chain.EMPTY));
@@ -113,7 +135,7 @@ final class Evaluator {
                 }
             }
             case Slice slice -> slice(node, slice, out, path);
-            case Descendants ignored -> descendants(node, out, path);
+            case Descendants ignored -> descendants(node, out, path, 0);
             case Script script -> {
                 JsonValue result = eval(script.script(), value);
                 if (result != null) {
@@ -168,7 +190,7 @@ final class Evaluator {
             JsonValue verdict = eval(filter, element);
             return verdict != null && verdict.getValueType() == JsonValue.ValueType.TRUE;
         } catch (JsonPathEvaluationException e) {
-            if (visited > MAX_NODES) {
+            if (bounded) {
                 throw e;
             }
             return false;
@@ -203,15 +225,19 @@ final class Evaluator {
     }
 
     /** The node itself and every node below it, in document order; each key descended is a capture. */
-    private void descendants(Node node, List<Node> out, Path path) {
+    private void descendants(Node node, List<Node> out, Path path, int depth) {
+        if (depth > MAX_DESCENT_DEPTH) {
+            bounded = true;
+            throw error("'..' descends deeper than " + MAX_DESCENT_DEPTH + " levels", path.position());
+        }
         add(out, node, path);
         if (node.value() instanceof JsonObject object) {
             for (Map.Entry<String, JsonValue> member : object.entrySet()) {
-                descendants(child(node, member.getValue(), member.getKey(), true), out, path);
+                descendants(child(node, member.getValue(), member.getKey(), true), out, path, depth + 1);
             }
         } else if (node.value() instanceof JsonArray array) {
             for (int i = 0; i < array.size(); i++) {
-                descendants(child(node, array.get(i), i, true), out, path);
+                descendants(child(node, array.get(i), i, true), out, path, depth + 1);
             }
         }
     }
@@ -222,6 +248,7 @@ final class Evaluator {
 
     private void add(List<Node> out, Node node, Path path) {
         if (++visited > MAX_NODES) {
+            bounded = true;
             throw error("selection visits more than " + MAX_NODES + " nodes", path.position());
         }
         out.add(node);
@@ -369,7 +396,7 @@ final class Evaluator {
                 return JsonValue.FALSE;
             }
             try {
-                Pattern computed = Pattern.compile(regex.getString());
+                Pattern computed = BoundedRegex.compile(regex.getString());
                 find = input -> computed.matcher(input).find();
             } catch (PatternSyntaxException e) {
                 throw error("invalid regular expression (" + e.getDescription() + ")", match.pattern().position());

@@ -31,6 +31,14 @@ public final class JsonPath {
     }
 
     /**
+     * The equality of {@code ==} and {@code in}: deep, numbers by value ({@code 1} equals {@code 1.0}), object members
+     * in any order. Exposed so that operations which compare values outside a query agree with the queries.
+     */
+    public static boolean sameValue(JsonValue a, JsonValue b) {
+        return Values.deepEquals(a, b);
+    }
+
+    /**
      * Results in document order; undefined results are dropped. A boolean expression yields one Selection whose
      * value is JsonValue.TRUE/FALSE with an empty path.
      *
@@ -42,7 +50,7 @@ public final class JsonPath {
         if (tree instanceof Path path) {
             // A loop, not a stream: every match item of every candidate rule selects, and the pipeline cost more
             // than the selection of a plain path.
-            List<Evaluator.Node> nodes = evaluator.select(path, document);
+            List<Evaluator.Node> nodes = evaluator.selections(path);
             var selections = new Selection[nodes.size()];
             for (int i = 0; i < selections.length; i++) {
                 Evaluator.Node node = nodes.get(i);

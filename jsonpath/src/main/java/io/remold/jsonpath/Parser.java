@@ -1,6 +1,5 @@
 package io.remold.jsonpath;
 
-import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.remold.jsonpath.Ast.ArrayLiteral;
 import io.remold.jsonpath.Ast.Binary;
@@ -116,7 +115,7 @@ final class Parser {
             throw error("regular expression must be a string", literal.position());
         }
         try {
-            return BoundedMemo.find(Pattern.compile(regex.getString()));
+            return BoundedMemo.find(BoundedRegex.compile(regex.getString()));
         } catch (PatternSyntaxException e) {
             throw error("invalid regular expression (" + e.getDescription() + ")", literal.position());
         }

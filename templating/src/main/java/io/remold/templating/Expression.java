@@ -1,5 +1,6 @@
 package io.remold.templating;
 
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.util.List;
 
@@ -58,7 +59,12 @@ sealed interface Expression {
             for (int i = 0; i < values.length; i++) {
                 values[i] = args.get(i).evaluate(scope);
             }
-            return function.apply(this, values);
+            JsonValue result = function.apply(this, values);
+            if (result instanceof JsonString text) {
+                // each step of a pipeline is bounded, so that no chain of functions can multiply a text unbounded
+                TextValues.rendered(text.getString(), source, offset);
+            }
+            return result;
         }
 
         TemplateException error(String message) {

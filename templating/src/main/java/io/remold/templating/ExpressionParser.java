@@ -1,7 +1,7 @@
 package io.remold.templating;
 
-import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import io.remold.jsonpath.BoundedRegex;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -19,10 +19,17 @@ import java.util.List;
  * </pre>
  */
 final class ExpressionParser {
+    /**
+     * Deepest nesting of {@code (...)} and {@code [...]} in a tag (the Go template translator keeps to it too): real
+     * tags nest two or three; parsing and evaluating take a few stack frames per level.
+     */
+    static final int MAX_NESTING = 64;
+
     private final SourceText source;
     private final String content;
     private final int base;
     private int position;
+    private int depth;
 
     private ExpressionParser(SourceText source, String content, int base) {
         this.source = source;
@@ -46,6 +53,9 @@ final class ExpressionParser {
     }
 
     private Expression pipeline() {
+        if (++depth > MAX_NESTING) {
+            throw error("expression nested deeper than " + MAX_NESTING + " levels");
+        }
         Expression value = command(null);
         skipSpaces();
         while (peek('|')) {
@@ -53,6 +63,7 @@ final class ExpressionParser {
             value = command(value);
             skipSpaces();
         }
+        depth--;
         return value;
     }
 
@@ -107,7 +118,7 @@ final class ExpressionParser {
 
     private Expression.RegexLiteral regexLiteral(String regex, int offset) {
         try {
-            return new Expression.RegexLiteral(regex, Pattern.compile(regex), offset);
+            return new Expression.RegexLiteral(regex, BoundedRegex.compile(regex), offset);
         } catch (PatternSyntaxException e) {
             throw source.error("bad regular expression \"" + regex + "\": " + e.getDescription(), offset);
         }

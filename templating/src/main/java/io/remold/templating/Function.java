@@ -80,6 +80,9 @@ enum Function {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
             String input = TextValues.text(args[2]);
+            if (!TextValues.replacementFits(input, TextValues.text(args[0]), TextValues.text(args[1]))) {
+                throw call.error("renders more than " + TextValues.MAX_RENDERED_CHARS + " characters");
+            }
             return string(args[2], input, input.replace(TextValues.text(args[0]), TextValues.text(args[1])));
         }
     },
@@ -150,9 +153,39 @@ enum Function {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
             if (args[1] instanceof JsonArray list) {
+                if ((long) TextValues.text(args[0]).length() * list.size() > TextValues.MAX_RENDERED_CHARS) {
+                    throw call.error("renders more than " + TextValues.MAX_RENDERED_CHARS + " characters");
+                }
                 return string(list.stream().map(TextValues::text).collect(Collectors.joining(TextValues.text(args[0]))));
             }
             return string(TextValues.text(args[1]));
+        }
+    },
+    IMAGE_DOMAIN("imageDomain", 1, 1) {
+        @Override
+        JsonValue apply(Expression.Call call, JsonValue[] args) {
+            return string(ImageReference.split(TextValues.text(args[0])).domain());
+        }
+    },
+    IMAGE_PATH("imagePath", 1, 1) {
+        @Override
+        JsonValue apply(Expression.Call call, JsonValue[] args) {
+            return string(ImageReference.split(TextValues.text(args[0])).path());
+        }
+    },
+    IMAGE_TAG("imageTag", 1, 1) {
+        @Override
+        JsonValue apply(Expression.Call call, JsonValue[] args) {
+            return string(ImageReference.split(TextValues.text(args[0])).tag());
+        }
+    },
+    IMAGE_WITH("imageWith", 4, 4) {
+        @Override
+        JsonValue apply(Expression.Call call, JsonValue[] args) {
+            String input = TextValues.text(args[3]);
+            var parts = new ImageReference(TextValues.text(args[0]), TextValues.text(args[1]), TextValues.text(args[2]));
+            String result = ImageReference.split(input).replacedBy(parts).text();
+            return string(args[3], input, result.equals(input) ? input : result);
         }
     },
     SHA256SUM("sha256sum", 1, 1) {
@@ -170,6 +203,10 @@ enum Function {
 
     private static final Map<String, Function> BY_NAME =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(Function::functionName, f -> f));
+
+    /** Remold's own functions, which a Go template of a KubeMod rule cannot call (KubeMod has Sprig's only). */
+    private static final java.util.Set<Function> REMOLD_ONLY =
+            java.util.EnumSet.of(IMAGE_DOMAIN, IMAGE_PATH, IMAGE_TAG, IMAGE_WITH);
 
     private final String functionName;
     private final int minArgs;
@@ -189,6 +226,10 @@ enum Function {
 
     static boolean exists(String name) {
         return BY_NAME.containsKey(name);
+    }
+
+    boolean inSprig() {
+        return !REMOLD_ONLY.contains(this);
     }
 
     String functionName() {
@@ -225,7 +266,7 @@ enum Function {
             return literal.pattern();
         }
         try {
-            return Pattern.compile(TextValues.text(regex));
+            return io.remold.jsonpath.BoundedRegex.compile(TextValues.text(regex));
         } catch (PatternSyntaxException e) {
             throw call.error("bad regular expression: " + e.getMessage());
         }

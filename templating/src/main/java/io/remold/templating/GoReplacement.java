@@ -93,6 +93,9 @@ final class GoReplacement {
         StringBuilder out = new StringBuilder(input.length() + 16);
         int lastMatchEnd = 0;
         do {
+            if (out.length() > TextValues.MAX_RENDERED_CHARS) {
+                break; // the caller refuses a result this long: stop growing it
+            }
             int start = matcher.start();
             int end = matcher.end();
             out.append(input, lastMatchEnd, start);

@@ -18,6 +18,7 @@ final class GoTemplateTranslator {
     private final SourceText source;
     private final String text;
     private int position;
+    private int depth;
     /** Whether the action just read ended with " -}}", which trims the whitespace after it. */
     private boolean trimAfter;
 
@@ -106,6 +107,9 @@ final class GoTemplateTranslator {
     }
 
     private Code pipeline(int open) {
+        if (++depth > ExpressionParser.MAX_NESTING) {
+            throw error("action nested deeper than " + ExpressionParser.MAX_NESTING + " levels");
+        }
         Code value = command(null, open);
         skipSpaces();
         while (peek('|')) {
@@ -113,6 +117,7 @@ final class GoTemplateTranslator {
             value = command(value, open);
             skipSpaces();
         }
+        depth--;
         return value;
     }
 
@@ -158,7 +163,7 @@ final class GoTemplateTranslator {
             return new Code(name.equals("nil") ? "null" : name, false, true);
         }
         Function function = Function.named(name);
-        if (function == null) {
+        if (function == null || !function.inSprig()) {
             throw source.error("function \"" + name + "\" is not supported", start);
         }
         if (!function.acceptsArgCount(args.size())) {

@@ -5,6 +5,7 @@ import com.samskivert.mustache.MustacheException;
 import com.samskivert.mustache.Template;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonValue;
+import java.io.Writer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -24,20 +25,30 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class MustacheText {
     private static final String NAME_PREFIX = "_e";
+    /**
+     * Deepest nesting of sections: real templates nest two or three, and jmustache compiles and renders each level
+     * with a few stack frames; the elements they enter are bounded per render by {@link Scope#MAX_SECTION_ELEMENTS}.
+     */
+    static final int MAX_SECTION_DEPTH = 16;
 
     private final Template template;
     private final String constant;
     /** Text without sections or comments: literal Strings and Expressions, rendered without jmustache. */
     private final Object[] parts;
+    /** Where a render-time error is reported: the source and the offset of the first tag. */
+    private final SourceText source;
+    private final int offset;
 
-    private MustacheText(Template template, String constant) {
-        this(template, constant, null);
+    private MustacheText(String constant) {
+        this(null, constant, null, null, 0);
     }
 
-    private MustacheText(Template template, String constant, Object[] parts) {
+    private MustacheText(Template template, String constant, Object[] parts, SourceText source, int offset) {
         this.template = template;
         this.constant = constant;
         this.parts = parts;
+        this.source = source;
+        this.offset = offset;
     }
 
     /**
@@ -48,7 +59,7 @@ final class MustacheText {
         if (pieces.stream().noneMatch(Tags.Tag.class::isInstance)) {
             StringBuilder text = new StringBuilder();
             pieces.forEach(piece -> text.append(((Tags.Text) piece).text()));
-            return new MustacheText(null, text.toString());
+            return new MustacheText(text.toString());
         }
         if (pieces.stream().allMatch(piece -> piece instanceof Tags.Text
                 || piece instanceof Tags.Tag tag && tag.kind() == Tags.Kind.VARIABLE)) {
@@ -79,7 +90,7 @@ final class MustacheText {
         if (!literal.isEmpty()) {
             parts.add(literal.toString());
         }
-        return new MustacheText(null, null, parts.toArray());
+        return new MustacheText(null, null, parts.toArray(), source, firstTag(pieces));
     }
 
     /** For tests: compiles through jmustache even when the text has no sections. */
@@ -116,6 +127,10 @@ final class MustacheText {
                             expressions.add(ExpressionParser.parse(source, tag.content(), tag.contentOffset()));
                         }
                         case SECTION, INVERTED -> {
+                            if (open.size() == MAX_SECTION_DEPTH) {
+                                throw source.error("sections nested deeper than " + MAX_SECTION_DEPTH + " levels",
+                                        tag.offset());
+                            }
                             int index = expressions.size();
                             mustache.append(tag.kind() == Tags.Kind.SECTION ? "{{#" : "{{^")
                                     .append(NAME_PREFIX).append(index).append("}}");
@@ -151,9 +166,17 @@ final class MustacheText {
                 .defaultValue("")
                 // jmustache formats its default value (for missing names) too
                 .withFormatter(value -> value instanceof JsonValue json ? TextValues.text(json) : value.toString())
-                .withCollector(new ExpressionCollector(expressions.toArray(Expression[]::new), sections))
+                .withCollector(new ExpressionCollector(expressions.toArray(Expression[]::new), sections, source))
                 .compile(mustache.toString());
-        return new MustacheText(template, null);
+        return new MustacheText(template, null, null, source, firstTag(pieces));
+    }
+
+    private static int firstTag(List<Tags.Piece> pieces) {
+        return pieces.stream().filter(Tags.Tag.class::isInstance).findFirst().orElseThrow().offset();
+    }
+
+    SourceText source() {
+        return source;
     }
 
     boolean isConstant() {
@@ -172,8 +195,10 @@ final class MustacheText {
         if (parts != null) {
             return renderDirect(scope);
         }
+        var out = new BoundedWriter(source, offset);
         try {
-            return template.execute(scope);
+            template.execute(scope, out);
+            return out.text.toString();
         } catch (MustacheException e) {
             for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
                 if (cause instanceof TemplateException templateException) {
@@ -186,21 +211,55 @@ final class MustacheText {
 
     private String renderDirect(Scope scope) {
         if (parts.length == 1 && parts[0] instanceof Expression expression) {
-            return TextValues.text(expression.evaluate(scope));
+            return TextValues.rendered(TextValues.text(expression.evaluate(scope)), source, expression.offset());
         }
         StringBuilder out = new StringBuilder(64);
         for (Object part : parts) {
             if (part instanceof String text) {
                 out.append(text);
             } else {
-                TextValues.append(out, ((Expression) part).evaluate(scope));
+                Expression expression = (Expression) part;
+                TextValues.append(out, expression.evaluate(scope));
+                TextValues.rendered(out, source, expression.offset());
             }
         }
         return out.toString();
     }
 
-    /** What a section tag hands to jmustache: the value and the scope it was evaluated in. */
-    private record SectionValue(Scope scope, JsonValue value) {
+    /** What jmustache renders into: refuses to grow past {@link TextValues#MAX_RENDERED_CHARS}. */
+    private static final class BoundedWriter extends Writer {
+        private final StringBuilder text = new StringBuilder(64);
+        private final SourceText source;
+        private final int offset;
+
+        BoundedWriter(SourceText source, int offset) {
+            this.source = source;
+            this.offset = offset;
+        }
+
+        @Override
+        public void write(char[] chars, int from, int length) {
+            text.append(chars, from, length);
+            TextValues.rendered(text, source, offset);
+        }
+
+        @Override
+        public void write(String chars, int from, int length) {
+            text.append(chars, from, from + length);
+            TextValues.rendered(text, source, offset);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** What a section tag (at {@code offset}) hands to jmustache: the value and the scope it was evaluated in. */
+    private record SectionValue(Scope scope, JsonValue value, SourceText source, int offset) {
         Iterator<Scope> scopes() {
             if (value instanceof JsonArray list) {
                 Iterator<JsonValue> elements = list.iterator();
@@ -212,19 +271,20 @@ final class MustacheText {
 
                     @Override
                     public Scope next() {
-                        return scope.nest(elements.next());
+                        return scope.nest(elements.next(), source, offset);
                     }
                 };
             }
             if (TextValues.isFalsey(value)) {
                 return Collections.emptyIterator();
             }
-            return List.of(scope.nest(value)).iterator();
+            return List.of(scope.nest(value, source, offset)).iterator();
         }
     }
 
     /** Resolves the generated names to expressions; everything jmustache iterates is a {@link SectionValue}. */
-    private record ExpressionCollector(Expression[] expressions, BitSet sections) implements Mustache.Collector {
+    private record ExpressionCollector(Expression[] expressions, BitSet sections, SourceText source)
+            implements Mustache.Collector {
         @Override
         public Iterator<?> toIterator(Object value) {
             return value instanceof SectionValue section ? section.scopes() : null;
@@ -238,7 +298,8 @@ final class MustacheText {
             int index = Integer.parseInt(name.substring(NAME_PREFIX.length()));
             Expression expression = expressions[index];
             if (sections.get(index)) {
-                return (scope, ignored) -> new SectionValue((Scope) scope, expression.evaluate((Scope) scope));
+                return (scope, ignored) -> new SectionValue((Scope) scope, expression.evaluate((Scope) scope), source,
+                        expression.offset());
             }
             return (scope, ignored) -> expression.evaluate((Scope) scope);
         }

@@ -9,17 +9,32 @@ import java.util.List;
  * The Mustache context stack: the root holds the {@link TemplateContext}, each section adds the value it iterates.
  * A head name resolves in the innermost scope whose object has that key, then in the root names.
  */
-record Scope(JsonValue value, Scope parent, TemplateContext context) {
+record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent) {
+    /**
+     * Most section elements one render enters: a section over the containers of a Pod enters tens, over the keys of a
+     * big ConfigMap thousands, but nested sections multiply, and a section with an empty body renders nothing to
+     * bound it by its size.
+     */
+    static final int MAX_SECTION_ELEMENTS = 100_000;
+
+    /** What one render has spent, shared by its scopes (a render runs on one thread). */
+    static final class Spent {
+        private int sectionElements;
+    }
 
     static final java.util.Set<String> ROOT_NAMES =
             java.util.Set.of("Target", "Namespace", "SelectedItem", "SelectKeyParts", "Operation", "OldTarget");
 
     static Scope root(TemplateContext context) {
-        return new Scope(null, null, context);
+        return new Scope(null, null, context, new Spent());
     }
 
-    Scope nest(JsonValue element) {
-        return new Scope(element, this, context);
+    /** The scope of one element of the section at {@code offset}; refused past {@link #MAX_SECTION_ELEMENTS}. */
+    Scope nest(JsonValue element, SourceText source, int offset) {
+        if (++spent.sectionElements > MAX_SECTION_ELEMENTS) {
+            throw source.error("sections enter more than " + MAX_SECTION_ELEMENTS + " elements in one render", offset);
+        }
+        return new Scope(element, this, context, spent);
     }
 
     JsonValue current() {

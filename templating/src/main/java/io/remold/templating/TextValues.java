@@ -10,7 +10,37 @@ import java.util.TreeMap;
 
 /** How values become text: strings as they are, lists and objects the way Go's {@code %v} prints them (as KubeMod did). */
 final class TextValues {
+    /**
+     * Most characters one rendered text (a value, a message, or a function's result) may have: 1 MiB, the most a
+     * ConfigMap or Secret holds in all, so as much text as any object the API server stores can carry.
+     */
+    static final int MAX_RENDERED_CHARS = 1024 * 1024;
+
     private TextValues() {
+    }
+
+    /**
+     * Whether {@code input.replace(target, replacement)} stays within {@link #MAX_RENDERED_CHARS}, found before
+     * replacing: an empty target or a long replacement multiplies the input.
+     */
+    static boolean replacementFits(String input, String target, String replacement) {
+        long occurrences = 0;
+        if (target.isEmpty()) {
+            occurrences = input.length() + 1L;
+        } else if (replacement.length() > target.length()) {
+            for (int at = input.indexOf(target); at >= 0; at = input.indexOf(target, at + target.length())) {
+                occurrences++;
+            }
+        }
+        return input.length() + occurrences * (replacement.length() - target.length()) <= MAX_RENDERED_CHARS;
+    }
+
+    /** The text, or an error at {@code offset} when it is longer than {@link #MAX_RENDERED_CHARS}. */
+    static <T extends CharSequence> T rendered(T text, SourceText source, int offset) {
+        if (text.length() > MAX_RENDERED_CHARS) {
+            throw source.error("renders more than " + MAX_RENDERED_CHARS + " characters", offset);
+        }
+        return text;
     }
 
     static String text(JsonValue value) {

@@ -36,6 +36,11 @@ import org.yaml.snakeyaml.nodes.Tag;
  * from the context are inserted after parsing and can never add YAML structure.
  */
 final class ValueCompiler {
+    /**
+     * Deepest nesting of YAML collections in a value: SnakeYAML's own default, named here because rendering walks
+     * the value recursively; real patch values nest a few levels.
+     */
+    static final int MAX_YAML_DEPTH = 50;
     private static final String IN_ONE_SCALAR = " inside the same YAML scalar (sections cannot span YAML structure)";
 
     private final SourceText source;
@@ -94,6 +99,7 @@ final class ValueCompiler {
 
     private Node compose(String yaml) {
         LoaderOptions options = new LoaderOptions();
+        options.setNestingDepthLimit(MAX_YAML_DEPTH);
         try {
             return new Yaml(options).compose(new StringReader(yaml));
         } catch (MarkedYAMLException e) {

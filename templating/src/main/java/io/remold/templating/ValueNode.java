@@ -39,7 +39,9 @@ sealed interface ValueNode {
             if (single != null) {
                 JsonValue value = single.evaluate(scope);
                 // a string is already the string it renders to
-                return value instanceof JsonString ? value : Json.provider().createValue(TextValues.text(value));
+                return value instanceof JsonString ? value
+                        : Json.provider().createValue(TextValues.rendered(TextValues.text(value), text.source(),
+                        single.offset()));
             }
             return Json.provider().createValue(text.render(scope));
         }

@@ -55,7 +55,8 @@ class DirectTextTest {
     void rendersLikeJmustache(String template) {
         assertThat(direct(template).render(Scope.root(CONTEXT)), is(viaJmustache(template).render(Scope.root(CONTEXT))));
         // inside a section's scope too (names resolve in the element first)
-        Scope nested = Scope.root(CONTEXT).nest(Fixtures.json("{\"Namespace\": \"inner\", \"name\": \"n\"}"));
+        Scope nested = Scope.root(CONTEXT).nest(Fixtures.json("{\"Namespace\": \"inner\", \"name\": \"n\"}"),
+                new SourceText(template), 0);
         assertThat(direct(template).render(nested), is(viaJmustache(template).render(nested)));
         assertThat(Templates.compileText(template).render(CONTEXT), is(viaJmustache(template).render(Scope.root(CONTEXT))));
     }

@@ -46,7 +46,17 @@ class FunctionTest {
                 Arguments.of("{{join \"-\" SelectKeyParts}}", "0-app"),
                 Arguments.of("{{Namespace | sha256sum}}", "8d9001d32c6a703d95921a77115050f33dd823d3f1730bd35215dcbecad6dc20"),
                 Arguments.of("{{Target.metadata.name | upper | replace \"-\" \"\" | lower}}", "web1"),
-                Arguments.of("{{lower (Target.kind | upper)}}", "pod"));
+                Arguments.of("{{lower (Target.kind | upper)}}", "pod"),
+                Arguments.of("{{SelectedItem.image | imageDomain}}", ""),
+                Arguments.of("{{SelectedItem.image | imagePath}}", "their-repo/nginx"),
+                Arguments.of("{{SelectedItem.image | imageTag}}", ":1.14.2"),
+                Arguments.of("{{imageDomain \"localhost:5000/a/b@sha256:00\"}}", "localhost:5000"),
+                Arguments.of("{{imagePath \"localhost:5000/a/b@sha256:00\"}}", "a/b"),
+                Arguments.of("{{imageTag \"localhost:5000/a/b@sha256:00\"}}", "@sha256:00"),
+                Arguments.of("{{SelectedItem.image | imageWith \"mirror.io\" \"\" \"\"}}", "mirror.io/their-repo/nginx:1.14.2"),
+                Arguments.of("{{SelectedItem.image | imageWith \"\" \"lib/nginx\" \":2\"}}", "lib/nginx:2"),
+                Arguments.of("{{SelectedItem.image | imageWith \"\" \"\" \"\"}}", "their-repo/nginx:1.14.2"),
+                Arguments.of("{{Target.metadata.missing | imageWith \"m.io\" \"\" \":v1\"}}", "m.io/:v1"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -124,6 +124,7 @@ class GoTemplateTranslationTest {
                 Arguments.of("a\n{{ .Namespace | $ }}", 2, 17, "template variables ($) are not supported"),
                 Arguments.of("{{ printf \"%s\" .Namespace }}", 1, 4, "function \"printf\" is not supported"),
                 Arguments.of("{{ .Namespace | nindent 2 }}", 1, 17, "function \"nindent\" is not supported"),
+                Arguments.of("{{ .Namespace | imageTag }}", 1, 17, "function \"imageTag\" is not supported"),
                 Arguments.of("{{ .Target.metadata.name", 1, 1, "unclosed action"),
                 Arguments.of("One or more {{ .Target", 1, 13, "unclosed action"),
                 Arguments.of("{{ }}", 1, 1, "missing value for command"),

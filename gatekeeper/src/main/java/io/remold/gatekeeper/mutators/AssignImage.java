@@ -1,6 +1,7 @@
 package io.remold.gatekeeper.mutators;
 
 import io.remold.gatekeeper.path.PathNode;
+import io.remold.templating.ImageReference;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -28,7 +29,7 @@ final class AssignImage {
         }
         Mutators.requireKeyUnchanged(spec.path());
         JsonObject parameters = spec.parameters();
-        ImageReference assigned = ImageReference.validated(
+        ImageReference assigned = ImageParameters.validated(
                 Mutators.string(parameters, "assignDomain", "spec.parameters.assignDomain"),
                 Mutators.string(parameters, "assignPath", "spec.parameters.assignPath"),
                 Mutators.string(parameters, "assignTag", "spec.parameters.assignTag"));

@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.templating.ImageReference;
 import io.remold.gatekeeper.ConformanceCorpus;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;

@@ -37,7 +37,7 @@ class ValidationConformanceTest {
 
     @Test
     void assignImageParameters() {
-        ConformanceCorpus.run("validation", KNOWN_DEVIATIONS, c -> check(c, () -> ImageReference.validated(
+        ConformanceCorpus.run("validation", KNOWN_DEVIATIONS, c -> check(c, () -> ImageParameters.validated(
                 c.getString("assignDomain"), c.getString("assignPath"), c.getString("assignTag"))),
                 "assign_image_parameters");
     }

@@ -26,8 +26,13 @@ final class Interference {
     private Interference() {
     }
 
-    /** What one mutator reads and writes, as location prefixes. */
-    record Footprint(MutatorId id, List<PathNode> writes, List<List<PathNode>> reads) {
+    /**
+     * What one mutator reads and writes, as location prefixes: {@code creates} is the element of its first key step
+     * with no glob after it, which it creates when missing (null without one), and {@code createsAlways} whether no
+     * MustExist path test can stop it from creating that element.
+     */
+    record Footprint(MutatorId id, List<PathNode> writes, List<PathNode> creates, boolean createsAlways,
+                     List<List<PathNode>> reads) {
         static Footprint of(Mutator mutator, JsonObject manifest) {
             var reads = new ArrayList<List<PathNode>>(List.of(mutator.path(), API_VERSION, KIND));
             JsonObject spec = manifest.getJsonObject("spec");
@@ -35,11 +40,51 @@ final class Interference {
                     && (match.containsKey("labelSelector") || match.containsKey("namespaceSelector"))) {
                 reads.add(LABELS); // a Namespace's own labels are its namespaceSelector's
             }
-            return new Footprint(mutator.id(), mutator.path(), reads);
+            List<PathNode> path = mutator.path();
+            List<PathNode> creates = created(path);
+            boolean createsAlways = creates != null && mustExistDepths(spec).stream()
+                    .noneMatch(depth -> depth >= creates.size() - 1);
+            return new Footprint(mutator.id(), path, creates, createsAlways, reads);
         }
 
+        /**
+         * Whether this mutator changes what {@code other} reads: it writes there, or it creates a list element that
+         * {@code other} walks into and would not have created itself.
+         */
         boolean writesWhatIsReadBy(Footprint other) {
-            return other.reads.stream().anyMatch(read -> overlap(writes, read));
+            if (other.reads.stream().anyMatch(read -> overlap(writes, read))) {
+                return true;
+            }
+            return creates != null && overlap(creates, other.writes)
+                    && !(other.createsAlways && other.creates.equals(creates));
+        }
+
+        private static List<PathNode> created(List<PathNode> path) {
+            int lastGlob = -1;
+            for (int i = 0; i < path.size(); i++) {
+                if (path.get(i) instanceof PathNode.KeyedList list && list.glob()) {
+                    lastGlob = i;
+                }
+            }
+            for (int i = lastGlob + 1; i < path.size(); i++) {
+                if (path.get(i) instanceof PathNode.KeyedList) {
+                    return path.subList(0, i + 1);
+                }
+            }
+            return null;
+        }
+
+        private static List<Integer> mustExistDepths(JsonObject spec) {
+            var depths = new ArrayList<Integer>();
+            if (spec.get("parameters") instanceof JsonObject parameters
+                    && parameters.get("pathTests") instanceof jakarta.json.JsonArray tests) {
+                for (var test : tests.getValuesAs(JsonObject.class)) {
+                    if ("MustExist".equals(test.getString("condition", ""))) {
+                        depths.add(Location.parse(test.getString("subPath", "")).size() - 1);
+                    }
+                }
+            }
+            return depths;
         }
     }
 

@@ -12,7 +12,8 @@ import io.remold.server.eval.RuleFiles;
 import io.remold.server.rules.RuleDocuments;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,6 +78,78 @@ class ConvertEquivalenceTest {
                 values: {fromList: ["--v=2", "--quiet"]}
             """;
 
+    /** Key steps that create elements, a path test below one, a prune and an image (one set: none interferes). */
+    private static final String CREATING_MUTATORS = """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: proxy-image}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: proxy].image"
+              parameters: {assign: {value: "envoy:1"}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: proxy-user-if-unset}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: proxy].securityContext.runAsUser"
+              parameters:
+                pathTests: [{subPath: "spec.containers[name: proxy].securityContext.runAsUser", condition: MustNotExist}]
+                assign: {value: 1000}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: cache-volume}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.volumes[name: cache]"
+              parameters: {assign: {value: {name: cache, emptyDir: {}}}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: ModifySet
+            metadata: {name: proxy-args}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: proxy].args"
+              parameters: {values: {fromList: ["--log=info"]}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1alpha1
+            kind: AssignImage
+            metadata: {name: mirror}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.initContainers[name: *].image"
+              parameters: {assignDomain: mirror.io, assignTag: ":stable"}
+            """;
+
+    /** Key steps below globs and before them, and a prune (a key step after a glob creates in every element). */
+    private static final String KEYED_UNDER_GLOBS = """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: alt-port}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: *].ports[containerPort: 8080].name"
+              parameters: {assign: {value: http-alt}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: z-ports-host}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: a].ports[containerPort: *].hostIP"
+              parameters: {assign: {value: 127.0.0.1}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: ModifySet
+            metadata: {name: no-debug}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: *].command"
+              parameters: {operation: prune, values: {fromList: ["--debug", "--v=9", "--debug"]}}
+            """;
+
     private static final String OBJECTS = """
             {apiVersion: v1, kind: Pod, metadata: {name: web-1, namespace: team-a, labels: {app: web}},
              spec: {containers: [{name: a, ports: [{containerPort: 80}, {containerPort: 81, protocol: UDP}]}, {name: b}],
@@ -96,6 +169,19 @@ class ConvertEquivalenceTest {
             {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: reader}}
             ---
             {apiVersion: v1, kind: Pod, metadata: {name: other, namespace: team-c}, spec: {containers: [{name: a}]}}
+            ---
+            {apiVersion: v1, kind: Pod, metadata: {name: p1, namespace: team-a},
+             spec: {containers: [{name: a, image: nginx, command: ["--debug", x, "--debug"], ports: [{containerPort: 80}, {containerPort: "8080"}]},
+                                 {name: proxy, image: "docker.io/envoy@sha256:0123456789abcdef0123456789abcdef", securityContext: {runAsUser: 5}}],
+                    initContainers: [{name: i, image: "docker.io/library/busybox@sha256:0123456789abcdef0123456789abcdef"}, {name: j, image: "busybox:1"}],
+                    volumes: [{name: cache, hostPath: {path: /x}}, {name: data}]}}
+            ---
+            {apiVersion: v1, kind: Pod, metadata: {name: p2, namespace: team-a},
+             spec: {containers: [{name: proxy, args: ["--log=info", "--v=9"], securityContext: {}}, {name: proxy, image: "localhost:5000/e:1", command: ["--v=9"]},
+                                 {name: b, ports: [{containerPort: 8080, name: web}]}],
+                    volumes: [{name: data}]}}
+            ---
+            {apiVersion: v1, kind: Pod, metadata: {name: p3, namespace: team-a}, spec: {containers: []}}
             """;
 
     private static final List<JsonValue> NAMESPACES = List.of(JsonValue.NULL,
@@ -104,9 +190,15 @@ class ConvertEquivalenceTest {
             YamlJson.parse("{apiVersion: v1, kind: Namespace, metadata: {name: exact, labels: {env: dev}}}", "ns")
                     .getFirst());
 
-    @Test
-    void convertedRulesChangeEveryObjectAsTheMutatorsDo() {
-        List<RuleFiles.Located> entries = RuleDocuments.read(MUTATORS, "mutators.yaml").stream()
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"MUTATORS", "CREATING_MUTATORS", "KEYED_UNDER_GLOBS"})
+    void convertedRulesChangeEveryObjectAsTheMutatorsDo(String set) {
+        String yaml = switch (set) {
+            case "MUTATORS" -> MUTATORS;
+            case "CREATING_MUTATORS" -> CREATING_MUTATORS;
+            default -> KEYED_UNDER_GLOBS;
+        };
+        List<RuleFiles.Located> entries = RuleDocuments.read(yaml, "mutators.yaml").stream()
                 .map(e -> new RuleFiles.Located(Path.of("mutators.yaml"), e)).toList();
         var options = new ConvertCommand.Options(List.of(), false, 1000, "remold-system", false);
         var converted = new ArrayList<ModRule>();

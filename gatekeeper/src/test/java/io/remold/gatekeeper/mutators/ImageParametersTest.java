@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.templating.ImageReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -8,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** AssignImage's image parser and parameter checks, beyond the corpus. */
-class ImageReferenceTest {
+class ImageParametersTest {
 
     @ParameterizedTest(name = "{0} with domain {1}, path {2}, tag {3} gives {4}")
     @CsvSource(delimiter = '|', nullValues = "-", emptyValue = "", textBlock = """
@@ -20,7 +21,7 @@ class ImageReferenceTest {
             host/app              | r.io       | ''      | ''  | r.io/host/app
             """)
     void replacesOnlyTheAssignedParts(String image, String domain, String path, String tag, String expected) {
-        ImageReference assigned = ImageReference.validated(domain, path, tag);
+        ImageReference assigned = ImageParameters.validated(domain, path, tag);
         assertEquals(expected, ImageReference.split(image).replacedBy(assigned).text());
     }
 
@@ -35,18 +36,18 @@ class ImageReferenceTest {
             """)
     void refusesParameters(String domain, String path, String tag, String field) {
         if (field.equals("-")) {
-            ImageReference.validated(domain, path, tag); // upper case is fine in a domain
+            ImageParameters.validated(domain, path, tag); // upper case is fine in a domain
             return;
         }
-        var e = assertThrows(InvalidMutatorException.class, () -> ImageReference.validated(domain, path, tag));
+        var e = assertThrows(InvalidMutatorException.class, () -> ImageParameters.validated(domain, path, tag));
         assertEquals(field, e.field());
     }
 
     @Test
     void tagsHoldAtMost128CharactersAfterTheColon() {
-        ImageReference.validated("", "", ":" + "a".repeat(128));
+        ImageParameters.validated("", "", ":" + "a".repeat(128));
         var e = assertThrows(InvalidMutatorException.class,
-                () -> ImageReference.validated("", "", ":" + "a".repeat(129)));
+                () -> ImageParameters.validated("", "", ":" + "a".repeat(129)));
         assertEquals("spec.parameters.assignTag", e.field());
     }
 }
