@@ -50,7 +50,7 @@ COPY --from=build /src/examples/rules/ /tmp/training/rules/
 COPY --from=build /src/benchmarks/src/main/resources/io/remold/benchmarks/admission-review.json /tmp/training/
 RUN cd /tmp/training \
  && { java -XX:+UseSerialGC -Xms64m -Xmx128m -XX:MaxNewSize=24m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError \
-        -XX:AOTCacheOutput=/app/remold.aot -jar /app/remold-server.jar \
+        -XX:AOTCacheOutput=/app/remold.aot --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -jar /app/remold-server.jar \
         serve --rules rules --host 127.0.0.1 --port 8443 >server.log 2>&1 & pid=$!; } \
  && for _ in $(seq 120); do grep -q "listening on" server.log && break; \
       kill -0 $pid 2>/dev/null || break; sleep 1; done \
@@ -67,5 +67,6 @@ EXPOSE 8443
 # `serve` is the default command; `docker run IMAGE eval ...` runs the offline evaluator instead.
 # The certificate job: java -jar /app/remold-certgen.jar [options]
 ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-XX:MaxNewSize=24m", "-Xss512k", "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=1000", \
-            "-XX:+ExitOnOutOfMemoryError", "-XX:AOTCache=/app/remold.aot", "-jar", "/app/remold-server.jar"]
+            "-XX:+ExitOnOutOfMemoryError", "-XX:AOTCache=/app/remold.aot", \
+            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-jar", "/app/remold-server.jar"]
 CMD ["serve"]

@@ -6,7 +6,7 @@ import java.util.Objects;
 /** {@code spec} of a ModRule, with KubeMod's defaults applied (CREATE+UPDATE, tier 0). */
 public record ModRuleSpec(RuleType type, List<AdmissionOperation> admissionOperations, int executionTier,
                           String targetNamespaceRegex, String rejectMessage, List<MatchItem> match,
-                          List<PatchOperation> patch) {
+                          List<PatchOperation> patch, List<Reference> references) {
     public static final int MIN_TIER = -32767;
     public static final int MAX_TIER = 32766;
 
@@ -17,5 +17,13 @@ public record ModRuleSpec(RuleType type, List<AdmissionOperation> admissionOpera
                 : List.copyOf(admissionOperations);
         match = match == null ? List.of() : List.copyOf(match);
         patch = patch == null ? List.of() : List.copyOf(patch);
+        references = references == null ? List.of() : List.copyOf(references);
+    }
+
+    /** A rule without references. */
+    public ModRuleSpec(RuleType type, List<AdmissionOperation> admissionOperations, int executionTier,
+                       String targetNamespaceRegex, String rejectMessage, List<MatchItem> match,
+                       List<PatchOperation> patch) {
+        this(type, admissionOperations, executionTier, targetNamespaceRegex, rejectMessage, match, patch, List.of());
     }
 }

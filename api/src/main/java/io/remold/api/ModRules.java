@@ -21,10 +21,14 @@ import java.util.Set;
  */
 public final class ModRules {
     private static final Set<String> SPEC_FIELDS = Set.of("type", "admissionOperations", "executionTier",
-            "targetNamespaceRegex", "rejectMessage", "match", "patch");
+            "targetNamespaceRegex", "rejectMessage", "match", "patch", "references");
     private static final Set<String> MATCH_FIELDS = Set.of("select", "matchFor", "matchValue", "matchValues",
             "matchRegex", "negate");
     private static final Set<String> PATCH_FIELDS = Set.of("op", "select", "path", "value");
+    private static final Set<String> REFERENCE_FIELDS = Set.of("name", "apiVersion", "kind", "objectName",
+            "namespace", "labelSelector", "onMissing");
+    private static final Set<String> SELECTOR_FIELDS = Set.of("matchLabels", "matchExpressions");
+    private static final Set<String> REQUIREMENT_FIELDS = Set.of("key", "operator", "values");
 
     private ModRules() {
     }
@@ -103,7 +107,11 @@ public final class ModRules {
             JsonValue generation = metadata.get("generation");
             long gen = generation instanceof JsonNumber n ? n.longValue() : 0;
             JsonObject spec = object(required(object, "spec", prefix), prefix + "spec");
-            return new ModRule(apiVersion, namespace, name, uid, resourceVersion, gen, spec(spec, prefix + "spec"));
+            ModRuleSpec bound = spec(spec, prefix + "spec");
+            if (!bound.references().isEmpty() && ModRule.KUBEMOD_API_VERSION.equals(apiVersion)) {
+                throw error(prefix + "spec.references", "only " + ModRule.REMOLD_API_VERSION + " rules have references");
+            }
+            return new ModRule(apiVersion, namespace, name, uid, resourceVersion, gen, bound);
         }
 
         ModRuleSpec spec(JsonObject spec, String at) {
@@ -140,7 +148,8 @@ public final class ModRules {
                 throw error(at + ".match", "needs at least one item");
             }
             List<PatchOperation> patch = list(spec, "patch", at, this::patchOperation);
-            return new ModRuleSpec(type, ops, tier, regex, message, match, patch);
+            List<Reference> references = list(spec, "references", at, this::reference);
+            return new ModRuleSpec(type, ops, tier, regex, message, match, patch, references);
         }
 
         MatchItem matchItem(JsonValue value, String at) {
@@ -182,6 +191,63 @@ public final class ModRules {
             }
             return new PatchOperation(op, optString(item, "select", at + ".select"), path,
                     optString(item, "value", at + ".value"));
+        }
+
+        Reference reference(JsonValue value, String at) {
+            JsonObject item = object(value, at);
+            unknownFields(item, REFERENCE_FIELDS, at);
+            String name = requiredString(item, "name", at);
+            String apiVersion = requiredString(item, "apiVersion", at);
+            String kind = requiredString(item, "kind", at);
+            String objectName = optString(item, "objectName", at + ".objectName");
+            JsonValue selector = item.get("labelSelector");
+            boolean hasSelector = selector != null && selector != JsonValue.NULL;
+            if ((objectName == null) == !hasSelector) {
+                throw error(at + (objectName == null ? "" : ".labelSelector"),
+                        "give exactly one of objectName and labelSelector");
+            }
+            OnMissing onMissing = enumValue(required(item, "onMissing", at + "."), at + ".onMissing", OnMissing.class);
+            return new Reference(name, apiVersion, kind, objectName, optString(item, "namespace", at + ".namespace"),
+                    hasSelector ? selector(selector, at + ".labelSelector") : null, onMissing);
+        }
+
+        Reference.Selector selector(JsonValue value, String at) {
+            JsonObject selector = object(value, at);
+            unknownFields(selector, SELECTOR_FIELDS, at);
+            var labels = new java.util.TreeMap<String, String>();
+            JsonValue matchLabels = selector.get("matchLabels");
+            if (matchLabels != null && matchLabels != JsonValue.NULL) {
+                JsonObject map = object(matchLabels, at + ".matchLabels");
+                for (String key : map.keySet()) {
+                    labels.put(key, requiredString(map, key, at + ".matchLabels"));
+                }
+            }
+            List<Reference.Requirement> expressions = list(selector, "matchExpressions", at, (v, f) -> {
+                JsonObject requirement = object(v, f);
+                unknownFields(requirement, REQUIREMENT_FIELDS, f);
+                Reference.Operator operator = enumValue(required(requirement, "operator", f + "."), f + ".operator",
+                        Reference.Operator.class);
+                List<String> values = list(requirement, "values", f, (s, g) -> requiredText(s, g));
+                boolean takesValues = operator == Reference.Operator.In || operator == Reference.Operator.NotIn;
+                if (takesValues == values.isEmpty()) {
+                    throw error(f + ".values", takesValues ? "In and NotIn need at least one value"
+                            : "Exists and DoesNotExist take no values");
+                }
+                return new Reference.Requirement(requiredString(requirement, "key", f), operator, values);
+            });
+            return new Reference.Selector(labels, expressions);
+        }
+
+        String requiredString(JsonObject object, String key, String at) {
+            return requiredText(required(object, key, at + "."), at + "." + key);
+        }
+
+        String requiredText(JsonValue v, String at) {
+            String s = text(v);
+            if (s == null || s.isEmpty()) {
+                throw error(at, s == null ? "expected a string, got " + describe(v) : "must not be empty");
+            }
+            return s;
         }
 
         <T> List<T> list(JsonObject parent, String key, String at, Binder<T> binder) {

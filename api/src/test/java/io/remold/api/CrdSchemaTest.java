@@ -1,5 +1,6 @@
 package io.remold.api;
 
+import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -34,10 +36,17 @@ class CrdSchemaTest {
         JsonObject spec = version.getJsonObject("schema").getJsonObject("openAPIV3Schema")
                 .getJsonObject("properties").getJsonObject("spec");
 
-        assertRecordMatches(ModRuleSpec.class, spec);
-        assertThat(strings(spec.getJsonArray("required")), containsInAnyOrder("type", "match"));
+        // references are remold.io's own: KubeMod's schema has none
+        boolean kubemod = resource.contains("kubemod");
         JsonObject props = spec.getJsonObject("properties");
-        assertThat(enumOf(props.getJsonObject("type")), equalTo(names(RuleType.values())));
+        // type: Script (kinds, js) is remold.io's form of script rules, read by the scripting module, not the model
+        JsonObject ruleFields = kubemod ? props : Json.createObjectBuilder(props).remove("kinds").remove("js").build();
+        assertRecordMatches(ModRuleSpec.class, Json.createObjectBuilder().add("properties", ruleFields).build(),
+                kubemod ? Set.of("references") : Set.of());
+        assertThat(strings(spec.getJsonArray("required")),
+                kubemod ? containsInAnyOrder("type", "match") : containsInAnyOrder("type"));
+        assertThat(enumOf(props.getJsonObject("type")), equalTo(kubemod ? names(RuleType.values())
+                : Stream.concat(names(RuleType.values()).stream(), Stream.of("Script")).toList()));
         assertThat(enumOf(props.getJsonObject("admissionOperations").getJsonObject("items")),
                 equalTo(Arrays.stream(AdmissionOperation.values()).filter(AdmissionOperation::allowedInRules)
                         .map(Enum::name).toList()));
@@ -52,6 +61,22 @@ class CrdSchemaTest {
         assertRecordMatches(PatchOperation.class, patch);
         assertThat(strings(patch.getJsonArray("required")), containsInAnyOrder("op", "path"));
         assertThat(enumOf(patch.getJsonObject("properties").getJsonObject("op")), equalTo(names(PatchOp.values())));
+
+        if (props.containsKey("references")) {
+            JsonObject reference = props.getJsonObject("references").getJsonObject("items");
+            assertRecordMatches(Reference.class, reference);
+            assertThat(strings(reference.getJsonArray("required")),
+                    containsInAnyOrder("name", "apiVersion", "kind", "onMissing"));
+            JsonObject refProps = reference.getJsonObject("properties");
+            assertThat(enumOf(refProps.getJsonObject("onMissing")), equalTo(names(OnMissing.values())));
+            JsonObject selector = refProps.getJsonObject("labelSelector");
+            assertRecordMatches(Reference.Selector.class, selector);
+            JsonObject requirement = selector.getJsonObject("properties").getJsonObject("matchExpressions")
+                    .getJsonObject("items");
+            assertRecordMatches(Reference.Requirement.class, requirement);
+            assertThat(enumOf(requirement.getJsonObject("properties").getJsonObject("operator")),
+                    equalTo(names(Reference.Operator.values())));
+        }
 
         JsonObject conditions = version.getJsonObject("schema").getJsonObject("openAPIV3Schema")
                 .getJsonObject("properties").getJsonObject("status").getJsonObject("properties")
@@ -76,8 +101,12 @@ class CrdSchemaTest {
     }
 
     private static void assertRecordMatches(Class<? extends Record> type, JsonObject schema) {
+        assertRecordMatches(type, schema, Set.of());
+    }
+
+    private static void assertRecordMatches(Class<? extends Record> type, JsonObject schema, Set<String> absent) {
         Set<String> fields = Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName)
-                .collect(Collectors.toCollection(TreeSet::new));
+                .filter(name -> !absent.contains(name)).collect(Collectors.toCollection(TreeSet::new));
         assertThat(type.getSimpleName(), new TreeSet<>(schema.getJsonObject("properties").keySet()), equalTo(fields));
     }
 

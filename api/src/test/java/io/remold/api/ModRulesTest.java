@@ -78,6 +78,45 @@ class ModRulesTest {
     }
 
     @Test
+    void readsReferences() {
+        ModRule rule = ModRules.parse("""
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: r, namespace: shop}
+                spec:
+                  type: Reject
+                  match: [{select: $.kind}]
+                  references:
+                  - {name: settings, apiVersion: v1, kind: ConfigMap, objectName: '{{Target.metadata.name}}',
+                     onMissing: fail}
+                  - name: peers
+                    apiVersion: apps/v1
+                    kind: Deployment
+                    namespace: other
+                    labelSelector:
+                      matchLabels: {team: a}
+                      matchExpressions: [{key: tier, operator: NotIn, values: [db]}, {key: x, operator: Exists}]
+                    onMissing: empty
+                """, "r.yaml").getFirst();
+        List<Reference> refs = rule.spec().references();
+        assertThat(refs.get(0), equalTo(new Reference("settings", "v1", "ConfigMap", "{{Target.metadata.name}}", null,
+                null, OnMissing.fail)));
+        Reference.Selector selector = refs.get(1).labelSelector();
+        assertThat(refs.get(1).namespace(), is("other"));
+        assertThat(selector.matches(java.util.Map.of("team", "a", "tier", "web", "x", "")), is(true));
+        assertThat(selector.matches(java.util.Map.of("team", "a", "tier", "db", "x", "")), is(false));
+        assertThat(selector.matches(java.util.Map.of("team", "a")), is(false));
+        var e = assertThrows(ModRuleException.class, () -> ModRules.parse("""
+                apiVersion: api.kubemod.io/v1beta1
+                kind: ModRule
+                metadata: {name: r}
+                spec: {type: Reject, match: [{select: $.kind}],
+                  references: [{name: s, apiVersion: v1, kind: ConfigMap, objectName: x, onMissing: skip}]}
+                """, "k.yaml"));
+        assertThat(e.field(), is("spec.references"));
+    }
+
+    @Test
     void unpacksLists() {
         String json = """
                 {"apiVersion": "v1", "kind": "List", "items": [
@@ -106,7 +145,18 @@ class ModRulesTest {
                 "expected add, replace or remove, got \"move\""),
             Arguments.of("match: [{select: $.a}]\n  patch: [{op: add}]", "spec.patch[0].path", 12, 11, "required"),
             Arguments.of("match: [{select: $.a, negate: 3}]", "spec.match[0].negate", 11, 25,
-                "expected true or false, got 3"));
+                "expected true or false, got 3"),
+            Arguments.of("match: [{select: $.a}]\n  references: [{name: s, apiVersion: v1, kind: ConfigMap, objectName: x}]",
+                "spec.references[0].onMissing", 12, 16, "required"),
+            Arguments.of("match: [{select: $.a}]\n  references: [{name: s, apiVersion: v1, kind: ConfigMap,"
+                + " onMissing: skip}]", "spec.references[0]", 12, 16, "give exactly one of objectName and labelSelector"),
+            Arguments.of("match: [{select: $.a}]\n  references: [{name: s, apiVersion: v1, kind: ConfigMap,"
+                + " onMissing: ignore, objectName: x}]", "spec.references[0].onMissing", 12, 59,
+                "expected skip, fail or empty, got \"ignore\""),
+            Arguments.of("match: [{select: $.a}]\n  references: [{name: s, apiVersion: v1, kind: ConfigMap,"
+                + " onMissing: skip, labelSelector: {matchExpressions: [{key: a, operator: In}]}}]",
+                "spec.references[0].labelSelector.matchExpressions[0].values", 12, 111,
+                "In and NotIn need at least one value"));
     }
 
     @ParameterizedTest(name = "{1}")

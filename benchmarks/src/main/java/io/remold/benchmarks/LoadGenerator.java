@@ -177,11 +177,19 @@ public final class LoadGenerator {
         return new Result(all, errors.get(), seconds);
     }
 
-    /** One keep-alive HTTP/1.1 connection; the request head is built once. */
-    private static final class Connection {
+    /** An HTTP response: its status code and body. */
+    record Reply(int status, byte[] body) {
+    }
+
+    /**
+     * One keep-alive HTTP/1.1 connection; the head of requests to the URL's path is built once. The soak test
+     * ({@link Soak}) also posts to other paths and reads the replies.
+     */
+    static final class Connection {
         private final Socket socket;
         private final OutputStream out;
         private final InputStream in;
+        private final String hostHeader;
         private final byte[] head;
 
         Connection(SSLContext tls, URI url) throws IOException {
@@ -192,26 +200,62 @@ public final class LoadGenerator {
             socket = ssl;
             out = ssl.getOutputStream();
             in = new BufferedInputStream(ssl.getInputStream(), 64 * 1024);
-            head = ("POST " + url.getRawPath() + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + port
+            hostHeader = url.getHost() + ":" + port;
+            head = head(url.getRawPath());
+        }
+
+        private byte[] head(String path) {
+            return ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader
                 + "\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ")
                 .getBytes(StandardCharsets.US_ASCII);
         }
 
+        /** POSTs to the URL's path and skips the response; anything but 200 is an IOException. */
         void post(byte[] body) throws IOException {
-            ByteArrayOutputStream request = new ByteArrayOutputStream(head.length + body.length + 16);
-            request.write(head);
+            send(head, body);
+            int status = readHead();
+            long length = readHeaders();
+            in.skipNBytes(length); // EOFException on a short response
+            if (status != 200) {
+                throw new IOException("unexpected status: " + status);
+            }
+        }
+
+        /** POSTs to {@code path} and returns the whole response, whatever its status. */
+        Reply exchange(String path, byte[] body) throws IOException {
+            send(head(path), body);
+            int status = readHead();
+            long length = readHeaders();
+            byte[] content = in.readNBytes((int) length);
+            if (content.length < length) {
+                throw new IOException("response ended after " + content.length + " of " + length + " bytes");
+            }
+            return new Reply(status, content);
+        }
+
+        private void send(byte[] requestHead, byte[] body) throws IOException {
+            ByteArrayOutputStream request = new ByteArrayOutputStream(requestHead.length + body.length + 16);
+            request.write(requestHead);
             request.write((body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             request.write(body);
             request.writeTo(out);
             out.flush();
-            readResponse();
         }
 
-        private void readResponse() throws IOException {
+        private int readHead() throws IOException {
             String status = line();
-            if (!status.startsWith("HTTP/1.1 200")) {
-                throw new IOException("unexpected status: " + status);
+            if (!status.startsWith("HTTP/1.1 ") || status.length() < 12) {
+                throw new IOException("not an HTTP/1.1 status line: " + status);
             }
+            try {
+                return Integer.parseInt(status.substring(9, 12));
+            } catch (NumberFormatException e) {
+                throw new IOException("not an HTTP/1.1 status line: " + status, e);
+            }
+        }
+
+        /** Reads the headers; returns Content-Length. */
+        private long readHeaders() throws IOException {
             long length = -1;
             for (String header = line(); !header.isEmpty(); header = line()) {
                 if (header.regionMatches(true, 0, "content-length:", 0, 15)) {
@@ -221,7 +265,7 @@ public final class LoadGenerator {
             if (length < 0) {
                 throw new IOException("response without Content-Length");
             }
-            in.skipNBytes(length); // EOFException on a short response
+            return length;
         }
 
         private String line() throws IOException {

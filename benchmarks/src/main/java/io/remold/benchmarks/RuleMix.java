@@ -55,6 +55,31 @@ public final class RuleMix {
         return String.join("---\n", rules(count));
     }
 
+    /**
+     * {@link #yaml(int)} with the matching rule reading the owner from the team's ConfigMap ({@code spec.references},
+     * {@code team-<team label>} in {@link #TARGET_NAMESPACE}) instead of from the Deployment's label.
+     */
+    public static String referencingYaml(int count) {
+        List<String> rules = rules(count);
+        String matching = rules.getFirst();
+        String referencing = matching
+            .replace("  type: Patch\n", """
+                  type: Patch
+                  references:
+                    - name: team
+                      apiVersion: v1
+                      kind: ConfigMap
+                      objectName: 'team-{{Target.metadata.labels.team}}'
+                      onMissing: skip
+                """)
+            .replace("'{{Target.metadata.labels.team}}'\n", "'{{References.team.data.owner}}'\n");
+        if (referencing.equals(matching) || !referencing.contains("References.team")) {
+            throw new IllegalStateException("the matching rule changed: cannot make it reference its team");
+        }
+        rules.set(0, referencing);
+        return String.join("---\n", rules);
+    }
+
     /** Writes {@code rules.yaml} with {@code count} rules into {@code dir}; used by the server load scripts. */
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {

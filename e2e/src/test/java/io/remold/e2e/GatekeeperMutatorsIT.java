@@ -175,6 +175,49 @@ class GatekeeperMutatorsIT {
         }
     }
 
+    /** Two mutators that disagree on a node's type disable each other, and say so where Gatekeeper's users look. */
+    @Test
+    void aSchemaConflictShowsInTheStatusUntilItEnds(Remold.Installation remold) {
+        String keyed = """
+                apiVersion: mutations.gatekeeper.sh/v1
+                kind: Assign
+                metadata:
+                  name: e2e-conflict-keyed
+                spec:
+                  applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+                  location: "spec.containers[name: app].image"
+                  parameters: {assign: {value: "nginx:1"}}
+                """;
+        String plain = """
+                apiVersion: mutations.gatekeeper.sh/v1
+                kind: Assign
+                metadata:
+                  name: e2e-conflict-plain
+                spec:
+                  applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+                  location: "spec.containers.image"
+                  parameters: {assign: {value: "nginx:1"}}
+                """;
+        String keyedName = "assign.mutations.gatekeeper.sh/e2e-conflict-keyed";
+        Cluster.apply(keyed + "---\n" + plain);
+        try {
+            for (String mutator : List.of(keyedName, "assign.mutations.gatekeeper.sh/e2e-conflict-plain")) {
+                var wait = Cluster.kubectl("wait", "--for=condition=Ready=False", mutator, "--timeout=30s").run();
+                assertThat(wait + "\n" + remold.server().logTail(30), wait.ok(), is(true));
+                assertThat(Cluster.kubectl("get", mutator, "-o", "jsonpath={.status.byPod[0].enforced}"
+                        + " {.status.byPod[0].errors[0].type}").run().orFail().stdout(),
+                        equalTo("false ErrConflictingSchema"));
+            }
+            Cluster.kubectl("delete", "-f", "-").withInput(plain).run().orFail();
+            var ready = Cluster.kubectl("wait", "--for=condition=Ready=True", keyedName, "--timeout=30s").run();
+            assertThat(ready + "\n" + remold.server().logTail(30), ready.ok(), is(true));
+        } finally {
+            Cluster.kubectl("delete", "-f", "-", "--ignore-not-found").withInput(keyed + "---\n" + plain).run()
+                    .orFail();
+            remold.server().awaitRulesInSync();
+        }
+    }
+
     private static String field(String jsonPath) {
         return Cluster.kubectl("get", "pod", "web", "-n", NAMESPACE, "-o", "jsonpath=" + jsonPath).run().orFail()
                 .stdout();

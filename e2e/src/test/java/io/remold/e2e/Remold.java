@@ -26,6 +26,8 @@ final class Remold implements BeforeAllCallback, ParameterResolver, TestWatcher 
     }
 
     static final String SYSTEM_NAMESPACE = "remold-system";
+    /** What ModRules' spec.references may read in this installation (the default is nothing). */
+    static final String ALLOW_REFERENCES = "configmaps";
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -53,7 +55,7 @@ final class Remold implements BeforeAllCallback, ParameterResolver, TestWatcher 
         int port = RemoldServer.freePort();
         String url = "https://127.0.0.1:" + port;
         String bundle = installer("--webhook-url", url, "--ca-file", Cluster.CA.toString(), "--kubemod-compat",
-                "--gatekeeper-compat");
+                "--gatekeeper-compat", "--js-admissions-compat", "--allow-references", ALLOW_REFERENCES);
         Cluster.apply(bundle);
         // Scenario 9: the server runs as its ServiceAccount, with only the RBAC of the bundle.
         var server = new RemoldServer(port, Cluster.serviceAccountKubeconfig(SYSTEM_NAMESPACE, "remold-server"));

@@ -47,10 +47,12 @@ final class RemoldServer implements AutoCloseable {
     void start() {
         try {
             Files.createDirectories(log.getParent());
-            process = new ProcessBuilder(Cluster.java().toString(), "-jar", Cluster.jar("server").toString(), "serve",
+            // GraalJS (script rules) loads native code and uses sun.misc.Unsafe: as the launcher and the image allow.
+            process = new ProcessBuilder(Cluster.java().toString(), "--enable-native-access=ALL-UNNAMED",
+                    "--sun-misc-unsafe-memory-access=allow", "-jar", Cluster.jar("server").toString(), "serve",
                     "--kubeconfig", kubeconfig.toString(), "--host", "127.0.0.1", "--port", String.valueOf(port),
                     "--tls-cert", Cluster.WEBHOOK_CERT.toString(), "--tls-key", Cluster.WEBHOOK_KEY.toString(),
-                    "--log-format", "text", "--kubemod-compat")
+                    "--log-format", "text", "--kubemod-compat", "--allow-references", Remold.ALLOW_REFERENCES)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();

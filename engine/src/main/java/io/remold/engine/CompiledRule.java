@@ -13,6 +13,7 @@ import io.remold.api.RuleType;
 import io.remold.jsonpath.BoundedMemo;
 import io.remold.jsonpath.BoundedRegex;
 import io.remold.jsonpath.JsonPath;
+import io.remold.jsonpath.JsonPathEvaluationException;
 import io.remold.jsonpath.JsonPathException;
 import io.remold.jsonpath.Selection;
 import io.remold.templating.TemplateContext;
@@ -58,13 +59,14 @@ final class CompiledRule {
     final List<Match> match;
     final List<Step> patch;
     final TextTemplate rejectMessage;
+    final RuleReferences references;
 
     /**
      * One compiled match item; {@code simplePath} is non-null when select is a plain path like {@code $.kind}.
      * {@code regex} is the matchRegex as written and {@code regexFind} its memoized find (both null without one).
      */
     record Match(JsonPath select, List<String> simplePath, MatchFor matchFor, String value, Set<String> values,
-                 String regex, Predicate<String> regexFind, boolean negate) {
+                 String regex, Predicate<String> regexFind, boolean negate, boolean readsReferences) {
 
         /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
         String failure(JsonValue object, boolean explain) {
@@ -79,8 +81,13 @@ final class CompiledRule {
             } else {
                 try {
                     results = select.select(object);
-                } catch (RuntimeException e) {
+                } catch (JsonPathEvaluationException e) {
+                    if (e.exceedsLimit()) {
+                        throw e; // not "nothing selected": the rule cannot be decided (Engine fails it)
+                    }
                     // KubeMod: a query that fails (index out of range, type error) selects nothing.
+                    return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
+                } catch (RuntimeException e) {
                     return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
                 }
                 single = results.size() == 1 && results.getFirst().captures().isEmpty()
@@ -154,7 +161,7 @@ final class CompiledRule {
 
         /** The constants the selected value must equal, when this item can index its rule; else null. */
         Set<String> indexKeys() {
-            if (simplePath == null || negate) {
+            if (simplePath == null || negate || readsReferences) {
                 return null;
             }
             if (value != null) {
@@ -181,7 +188,7 @@ final class CompiledRule {
     }
 
     private CompiledRule(ModRule rule, Pattern targetNamespace, List<Match> match, List<Step> patch,
-                         TextTemplate rejectMessage) {
+                         TextTemplate rejectMessage, RuleReferences references) {
         this.id = rule.id();
         this.kubemod = rule.isKubeMod();
         this.namespace = rule.namespace();
@@ -193,6 +200,7 @@ final class CompiledRule {
         this.match = match;
         this.patch = patch;
         this.rejectMessage = rejectMessage;
+        this.references = references;
     }
 
     /** Thrown by {@link #compile} with every problem of the rule. */
@@ -233,6 +241,7 @@ final class CompiledRule {
         var spec = rule.spec();
         boolean kubemod = rule.isKubeMod();
         checkShape(spec, problems);
+        RuleReferences references = RuleReferences.compile(spec.references(), problems);
 
         Pattern target = null;
         if (spec.targetNamespaceRegex() != null && !spec.targetNamespaceRegex().isEmpty()) {
@@ -254,7 +263,7 @@ final class CompiledRule {
             }
             match.add(new Match(select, simplePath(item.select()), item.matchFor(), item.matchValue(),
                     Set.copyOf(new LinkedHashSet<>(item.matchValues())), item.matchRegex(), regexFind,
-                    item.negate()));
+                    item.negate(), !references.isEmpty() && mayReadReferences(item.select())));
         }
 
         var steps = new ArrayList<Step>();
@@ -290,7 +299,19 @@ final class CompiledRule {
         if (!problems.isEmpty()) {
             throw new Invalid(List.copyOf(problems));
         }
-        return new CompiledRule(rule, target, List.copyOf(match), List.copyOf(steps), reject);
+        return new CompiledRule(rule, target, List.copyOf(match), List.copyOf(steps), reject, references);
+    }
+
+    /** A root step that is not a plain member ({@code $.*}, {@code $[...]}) may reach syntheticRefs. */
+    private static final java.util.regex.Pattern ROOT_WILDCARD = java.util.regex.Pattern.compile("\\$\\s*(\\.\\s*\\*|\\[)");
+
+    /**
+     * Whether a query may see the rule's references: it names syntheticRefs, descends, or takes a wildcard step at
+     * the root. The other match items run first, before any look-up, so that a rule's kind or label test spares the
+     * look-ups of objects it does not concern (and a Reject rule's onMissing: fail only rejects what it matches).
+     */
+    static boolean mayReadReferences(String select) {
+        return select.contains(Engine.SYNTHETIC_REFS) || select.contains("..") || ROOT_WILDCARD.matcher(select).find();
     }
 
     /** Field combinations the schema cannot express. */

@@ -3,6 +3,7 @@ package io.remold.engine;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
 import io.remold.api.RuleType;
+import io.remold.jsonpath.JsonPathEvaluationException;
 import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -34,16 +35,26 @@ public final class Engine {
     private final RuleIndex patchRules;
     private final RuleIndex rejectRules;
     private final List<MutationStage> stages;
+    private final List<ValidationStage> validationStages;
+    private final ReferenceResolver resolver;
 
     private Engine(Builder b) {
+        this.resolver = b.resolver;
         this.stages = List.copyOf(b.stages);
+        this.validationStages = List.copyOf(b.validationStages);
         this.systemNamespace = b.systemNamespace;
         this.kubemodSystemNamespace = b.kubemodSystemNamespace;
         var compiled = new ArrayList<CompiledRule>();
         var failed = new ArrayList<RuleCompilation>();
         for (ModRule rule : b.rules.values()) {
             try {
-                compiled.add(CompiledRule.compile(rule));
+                CompiledRule compiledRule = CompiledRule.compile(rule);
+                var misplaced = RuleReferences.scopeProblems(rule, clusterWide(rule, systemNamespace));
+                if (misplaced.isEmpty()) {
+                    compiled.add(compiledRule);
+                } else {
+                    failed.add(new RuleCompilation(rule.id(), misplaced));
+                }
             } catch (CompiledRule.Invalid e) {
                 failed.add(new RuleCompilation(rule.id(), e.problems));
             }
@@ -63,6 +74,15 @@ public final class Engine {
         return Objects.equals(rule.namespace, rule.kubemod ? kubemodSystemNamespace : systemNamespace);
     }
 
+    /** Whether a rule reads like a cluster-wide one: in the system namespace of its flavour, or from a file without one. */
+    private static boolean clusterWide(ModRule rule, String systemNamespace) {
+        return rule.namespace() == null || rule.namespace().equals(systemNamespace);
+    }
+
+    private boolean clusterWide(CompiledRule rule) {
+        return rule.namespace == null || isSystem(rule);
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -77,6 +97,21 @@ public final class Engine {
         }
     }
 
+    /**
+     * Compiles one rule as the engine of a server with this system namespace would: also refuses what the rule's
+     * place forbids (a namespaced rule's references naming another namespace).
+     */
+    public static RuleCompilation compile(ModRule rule, String systemNamespace) {
+        RuleCompilation compiled = compile(rule);
+        var misplaced = RuleReferences.scopeProblems(rule, clusterWide(rule, systemNamespace));
+        if (misplaced.isEmpty()) {
+            return compiled;
+        }
+        var all = new ArrayList<>(compiled.errors());
+        all.addAll(misplaced);
+        return new RuleCompilation(rule.id(), all);
+    }
+
     /** Rules that compiled and take part in decisions. */
     public int ruleCount() {
         return ruleCount;
@@ -86,6 +121,15 @@ public final class Engine {
     public int stageRuleCount() {
         int count = 0;
         for (MutationStage stage : stages) {
+            count += stage.ruleCount();
+        }
+        return count;
+    }
+
+    /** Rules of the validation stages (scripts), beside the Reject rules among {@link #ruleCount()}. */
+    public int validationStageRuleCount() {
+        int count = 0;
+        for (ValidationStage stage : validationStages) {
             count += stage.ruleCount();
         }
         return count;
@@ -131,14 +175,30 @@ public final class Engine {
             }
             for (int k = pos; k < end; k++) {
                 CompiledRule rule = candidates.get(k);
-                if (!applies(rule, tierInput, request, outcomes)) {
+                RuleReferences.Binding binding;
+                try {
+                    binding = applies(rule, tierInput, request, outcomes);
+                    if (binding == null) {
+                        continue;
+                    }
+                } catch (JsonPathEvaluationException e) {
+                    // A match item hit a resource bound: the rule cannot be decided and changes nothing.
+                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                            "match: " + e.getMessage()));
                     continue;
                 }
+                if (binding instanceof RuleReferences.Failed failed) {
+                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                            failed.error(), failed.explained()));
+                    continue;
+                }
+                JsonValue ruleInput = ((RuleReferences.Bound) binding).object();
                 try {
-                    List<JsonPatcher.Operation> ops = rule.operations(tierInput, request);
+                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request);
                     current = JsonPatcher.apply(current, ops);
                     changed |= !ops.isEmpty();
-                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null));
+                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null,
+                            binding.explained()));
                     if (!lastAppliedRead) {
                         lastApplied = lastApplied(original);
                         lastAppliedRead = true;
@@ -153,7 +213,7 @@ public final class Engine {
                     }
                 } catch (JsonPatcher.PatchException | RuntimeException e) {
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
-                            e.getMessage() == null ? e.toString() : e.getMessage()));
+                            e.getMessage() == null ? e.toString() : e.getMessage(), binding.explained()));
                 }
             }
             pos = end;
@@ -175,16 +235,17 @@ public final class Engine {
                 result = withLastApplied(result, lastApplied);
             }
         }
+        var rejections = new ArrayList<Rejection>();
         for (MutationStage stage : stages) {
             if (result instanceof JsonObject o && stage.ruleCount() > 0) {
-                result = stage.mutate(o, request, outcomes);
+                result = stage.mutate(o, request, outcomes, rejections);
             }
         }
         if (result == original) {
-            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
+            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, rejections, outcomes);
         }
         JsonArray patch = JsonDiff.toJson(JsonDiff.diff(original, result));
-        return new Decision(result, patch, List.of(), outcomes);
+        return new Decision(result, patch, rejections, outcomes);
     }
 
     /** Runs the Reject rules against the request's object (the final one, after mutation). */
@@ -195,41 +256,98 @@ public final class Engine {
         if (original instanceof JsonObject object) {
             JsonValue current = withRefs(object, request);
             for (CompiledRule rule : rejectRules.candidates(request.namespace(), current, request.explain())) {
-                if (!applies(rule, current, request, outcomes)) {
+                RuleReferences.Binding binding;
+                try {
+                    binding = applies(rule, current, request, outcomes);
+                    if (binding == null) {
+                        continue;
+                    }
+                } catch (JsonPathEvaluationException e) {
+                    // A Reject rule that cannot be decided fails closed: an object large enough to reach a bound
+                    // must not slip past it.
+                    String why = "the rule cannot be evaluated: " + e.getMessage();
+                    rejections.add(new Rejection(rule.namespaceFor(request), rule.name, why));
+                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                            "match: " + e.getMessage()));
                     continue;
                 }
                 String message = null;
                 String error = null;
-                try {
-                    message = rule.rejectMessage(current, request);
-                } catch (RuntimeException e) {
-                    // KubeMod still rejects, without a message.
-                    error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+                if (binding instanceof RuleReferences.Failed failed) {
+                    // Fail closed: a validation that cannot read what it compares with refuses the object.
+                    message = failed.error();
+                    error = failed.error();
+                } else {
+                    try {
+                        message = rule.rejectMessage(((RuleReferences.Bound) binding).object(), request);
+                    } catch (RuntimeException e) {
+                        // KubeMod still rejects, without a message.
+                        error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+                    }
                 }
                 rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message));
-                outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error));
+                outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error,
+                        binding.explained()));
+            }
+            for (ValidationStage stage : validationStages) {
+                if (stage.ruleCount() > 0) {
+                    stage.validate(object, request, rejections, outcomes);
+                }
             }
         }
         return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, rejections, outcomes);
     }
 
-    /** Operation filter and match items; records why not when explaining. */
-    private static boolean applies(CompiledRule rule, JsonValue object, AdmissionRequest request,
-                                   List<RuleOutcome> outcomes) {
+    /**
+     * Operation filter, match items and references; records why not when explaining. Null when the rule does not
+     * apply; else the object with the rule's references bound, or why a reference failed. Match items that cannot
+     * see the references run first, so that a rule looks its references up only for objects it may concern.
+     */
+    private RuleReferences.Binding applies(CompiledRule rule, JsonValue object, AdmissionRequest request,
+                                           List<RuleOutcome> outcomes) {
         if (!rule.operations.contains(request.operation())) {
             if (request.explain()) {
                 outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, -1, "operation " + request.operation()
                         + " is not in admissionOperations " + rule.operations, JsonValue.EMPTY_JSON_ARRAY, null));
             }
-            return false;
+            return null;
         }
+        if (!matches(rule, object, false, request, outcomes, List.of())) {
+            return null;
+        }
+        if (rule.references.isEmpty()) {
+            return new RuleReferences.Bound(object, List.of());
+        }
+        RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace, clusterWide(rule), object,
+                request, resolver);
+        return switch (binding) {
+            case RuleReferences.Skipped skipped -> {
+                if (request.explain()) {
+                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, -1, skipped.reason(),
+                            JsonValue.EMPTY_JSON_ARRAY, null, skipped.explained()));
+                }
+                yield null;
+            }
+            case RuleReferences.Failed failed -> failed;
+            case RuleReferences.Bound bound ->
+                    matches(rule, bound.object(), true, request, outcomes, bound.explained()) ? bound : null;
+        };
+    }
+
+    /** The match items that may ({@code readingReferences}) or cannot see the references; false at the first failure. */
+    private static boolean matches(CompiledRule rule, JsonValue object, boolean readingReferences,
+                                   AdmissionRequest request, List<RuleOutcome> outcomes, List<String> references) {
         for (int i = 0; i < rule.match.size(); i++) {
-            String failure = rule.match.get(i).failure(object, request.explain());
+            CompiledRule.Match item = rule.match.get(i);
+            if (item.readsReferences() != readingReferences) {
+                continue;
+            }
+            String failure = item.failure(object, request.explain());
             if (failure != null) {
                 if (request.explain()) {
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, i, "spec.match[" + i + "] ("
-                            + rule.match.get(i).select().expression() + "): " + failure,
-                            JsonValue.EMPTY_JSON_ARRAY, null));
+                            + item.select().expression() + "): " + failure, JsonValue.EMPTY_JSON_ARRAY, null,
+                            references));
                 }
                 return false;
             }
@@ -309,13 +427,27 @@ public final class Engine {
         private String kubemodSystemNamespace = "kubemod-system";
         private final Map<String, ModRule> rules = new LinkedHashMap<>();
         private final List<MutationStage> stages = new ArrayList<>();
+        private final List<ValidationStage> validationStages = new ArrayList<>();
+        private ReferenceResolver resolver = ReferenceResolver.NONE;
 
         private Builder() {
+        }
+
+        /** Where rules' {@code spec.references} are looked up (default: nowhere, every reference is missing). */
+        public Builder references(ReferenceResolver resolver) {
+            this.resolver = Objects.requireNonNull(resolver);
+            return this;
         }
 
         /** A rule family run after the ModRule Patch rules, in the order stages are added. */
         public Builder stage(MutationStage stage) {
             stages.add(Objects.requireNonNull(stage));
+            return this;
+        }
+
+        /** A rule family run after the ModRule Reject rules, in the order stages are added. */
+        public Builder validationStage(ValidationStage stage) {
+            validationStages.add(Objects.requireNonNull(stage));
             return this;
         }
 

@@ -19,4 +19,13 @@ public interface MutationStage {
      * throws: the stage leaves the object as it was and says why in an outcome's {@code error}.
      */
     JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes);
+
+    /**
+     * The same, for a family whose mutation may also refuse the request (a script answering {@code Allowed: false}):
+     * adds a rejection per rule that refuses it. The engine calls this one.
+     */
+    default JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
+                              List<Rejection> rejections) {
+        return mutate(object, request, outcomes);
+    }
 }

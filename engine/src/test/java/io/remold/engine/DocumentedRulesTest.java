@@ -2,6 +2,8 @@ package io.remold.engine;
 
 import io.remold.api.ModRule;
 import io.remold.api.ModRules;
+import io.remold.api.YamlJson;
+import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -26,12 +28,23 @@ class DocumentedRulesTest {
     void examplesOfTheReferenceWork() throws Exception {
         String text = Files.readString(Path.of("..", "docs", "modrules.md"));
         var rules = new ArrayList<ModRule>();
+        var others = new ArrayList<JsonValue>();
         Matcher m = YAML_BLOCK.matcher(text);
         while (m.find()) {
-            rules.addAll(ModRules.parse(m.group(1), "docs/modrules.md"));
+            for (String document : m.group(1).split("\n---\n")) {
+                if (document.contains("\nkind: ModRule\n")) {
+                    rules.addAll(ModRules.parse(document, "docs/modrules.md"));
+                } else {
+                    others.addAll(YamlJson.parse(document, "docs/modrules.md"));
+                }
+            }
         }
-        assertThat(rules.stream().map(ModRule::name).toList(), contains("default-run-as-non-root", "no-latest"));
-        Engine engine = Engine.builder().rules(rules).build();
+        assertThat(rules.stream().map(ModRule::name).toList(),
+                contains("default-run-as-non-root", "no-latest", "allowed-registries"));
+        // The references example's ConfigMap answers its rule's reference.
+        assertThat(others, hasSize(1));
+        Engine engine = Engine.builder().rules(rules)
+                .references(query -> new ReferenceResolver.Resolution(others.getFirst(), "docs/modrules.md")).build();
         assertThat(engine.problems(), equalTo(List.of()));
 
         String pod = "{'kind':'Pod','metadata':{'name':'web'},'spec':{'containers':[{'image':'nginx:%s'}]}}";
@@ -44,5 +57,13 @@ class DocumentedRulesTest {
         assertThat(rejected.rejections(), hasSize(1));
         assertThat(rejected.rejectionMessage(), equalTo("operation rejected by the following ModRule(s): "
                 + "team-a/no-latest: \"pod web uses an image without a fixed tag\""));
+
+        String deployment = "{'kind':'Deployment','metadata':{'name':'web'},'spec':{'template':{'spec':"
+                + "{'containers':[{'image':'ghcr.io/shop/web:1.4.0'},{'image':'%s'}]}}}}";
+        assertThat(engine.validate(AdmissionRequest.create("shop",
+                json(deployment.formatted("registry.example.com/tools/proxy:2")))).allowed(), is(true));
+        assertThat(engine.validate(AdmissionRequest.create("shop", json(deployment.formatted("docker.io/x/miner:1"))))
+                .rejectionMessage(), equalTo("operation rejected by the following ModRule(s): shop/allowed-registries: "
+                + "\"web: every image must come from ghcr[.]io|registry[.]example[.]com\""));
     }
 }

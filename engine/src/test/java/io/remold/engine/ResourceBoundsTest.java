@@ -64,4 +64,24 @@ class ResourceBoundsTest {
                 is(item.startsWith("select") ? "spec.match[0].select" : "spec.match[0].matchRegex"));
         assertThat(compiled.errors().getFirst().message(), containsString("regular expression too large"));
     }
+
+    /**
+     * A match item whose query reaches a bound decides nothing: a Reject rule then rejects (an object large enough
+     * must not slip past it), a Patch rule changes nothing and says why.
+     */
+    @Test
+    void aMatchItemAtABoundFailsRejectRulesClosedAndPatchRulesAlone() {
+        var request = AdmissionRequest.create("ns", json(objectWithItems(100_001)));
+        Engine engine = Engine.builder().rules(List.of(
+                rule("ns", "no-ones", "{type: Reject, match: [{select: '$.spec.items[*]', matchValue: '1'}]}"),
+                rule("ns", "mark", "{type: Patch, match: [{select: '$.spec.items[*]', matchValue: '0'}],"
+                        + " patch: [{op: add, path: /metadata, value: '{a: b}'}]}"))).build();
+        Decision validated = engine.validate(request);
+        assertThat(validated.rejections(), hasSize(1));
+        assertThat(validated.rejections().getFirst().message(),
+                containsString("the rule cannot be evaluated: selects 100001 nodes, more than 100000"));
+        Decision mutated = engine.mutate(request);
+        assertThat(mutated.patch(), equalTo(json("[]")));
+        assertThat(mutated.outcomes().getFirst().error(), containsString("match: selects 100001 nodes"));
+    }
 }

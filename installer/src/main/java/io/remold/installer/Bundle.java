@@ -80,7 +80,9 @@ final class Bundle {
      */
     static final String SERVER_JVM_OPTIONS = "-XX:+UseSerialGC -Xms64m -Xmx128m -XX:MaxNewSize=24m -Xss512k"
             + " -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError"
-            + " -XX:AOTCache=/app/remold.aot";
+            + " -XX:AOTCache=/app/remold.aot"
+            // GraalJS (script rules) loads native code and uses sun.misc.Unsafe: allowed, without JDK 24+ warnings.
+            + " --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow";
     /** Memory request and limit of a server container: equal, so the pod is not the first one evicted. */
     static final String SERVER_MEMORY = "256Mi";
     /**
@@ -121,6 +123,8 @@ final class Bundle {
     static final String KUBEMOD_GROUP = "api.kubemod.io";
     static final String GATEKEEPER_GROUP = "mutations.gatekeeper.sh";
     static final List<String> GATEKEEPER_MUTATORS = List.of("assign", "assignimage", "assignmetadata", "modifyset");
+    static final String SCRIPT_GROUP = "momiji.com";
+    static final List<String> SCRIPT_RULES = List.of("clusterjsadmissions", "jsadmissions");
 
     private final InstallOptions options;
     private final String ns;
@@ -140,6 +144,9 @@ final class Bundle {
         }
         if (options.gatekeeperCompat()) {
             objects.addAll(Crds.gatekeeper());
+        }
+        if (options.jsAdmissionsCompat()) {
+            objects.addAll(Crds.jsAdmissions());
         }
         objects.add(serviceAccount(SERVER));
         if (certgenRuns()) {
@@ -224,12 +231,34 @@ final class Bundle {
                 rule("", List.of("pods"), List.of("get", "patch")),
                 rule("admissionregistration.k8s.io", List.of("validatingwebhookconfigurations"), List.of("get", "patch"))
                         .resourceNames(List.of(VALIDATING_CONFIG))));
+        // spec.references: exactly the allowed resources, grouped by API group
+        byGroup(options.allowReferences()).forEach((group, plurals) ->
+                rules.add(rule(group, plurals, List.of("get", "list", "watch"))));
+        // script rules' events: exactly the --script-kinds resources, grouped by API group
+        byGroup(options.scriptKinds()).forEach((group, plurals) ->
+                rules.add(rule(group, plurals, List.of("get", "list", "watch"))));
+        if (options.jsAdmissionsCompat()) {
+            rules.add(rule(SCRIPT_GROUP, SCRIPT_RULES, List.of("get", "list", "watch")));
+            rules.add(rule(SCRIPT_GROUP, SCRIPT_RULES.stream().map(r -> r + "/status").toList(),
+                    List.of("patch", "update")));
+        }
         if (options.gatekeeperCompat()) {
             rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS, List.of("get", "list", "watch")));
             rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS.stream().map(r -> r + "/status").toList(),
                     List.of("patch", "update")));
         }
         return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(rules);
+    }
+
+    /** {@code [group/]plural} resources by API group ({@code ""}: the core group), in order. */
+    private static Map<String, List<String>> byGroup(List<String> resources) {
+        var out = new TreeMap<String, List<String>>();
+        for (String resource : resources) {
+            int slash = resource.indexOf('/');
+            out.computeIfAbsent(slash < 0 ? "" : resource.substring(0, slash), g -> new ArrayList<>())
+                    .add(resource.substring(slash + 1));
+        }
+        return out;
     }
 
     /** Leader election (client-java's LeaseLock reads, creates and replaces one Lease), in the system namespace. */
@@ -322,6 +351,9 @@ final class Bundle {
         var args = new ArrayList<>(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
                 "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster",
                 "--drain-seconds=" + DRAIN_SECONDS));
+        if (!options.allowReferences().isEmpty()) {
+            args.add("--allow-references=" + String.join(",", options.allowReferences()));
+        }
         if (options.kubemodCompat()) {
             // KubeMod's namespace label and node-reference annotation (found missing by the kind e2e)
             args.add("--kubemod-compat");
@@ -503,6 +535,14 @@ final class Bundle {
                     .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(GATEKEEPER_GROUP))
                             .apiVersions(List.of("v1", "v1beta1", "v1alpha1")).operations(List.of("CREATE", "UPDATE"))
                             .resources(GATEKEEPER_MUTATORS).scope("Cluster")))
+                    .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
+                    .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
+        }
+        if (options.jsAdmissionsCompat()) {
+            // A broken script is refused with the field and line before it is stored.
+            webhooks.add(new V1ValidatingWebhook().name("jsadmission.remold.io").clientConfig(clientConfig("/validate-modrule"))
+                    .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(SCRIPT_GROUP)).apiVersions(List.of("v1"))
+                            .operations(List.of("CREATE", "UPDATE")).resources(SCRIPT_RULES).scope("*")))
                     .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
                     .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
         }

@@ -15,7 +15,8 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * The CRDs shipped by the api module (ModRules; Gatekeeper's mutators for --gatekeeper-compat). Each is checked against the client's model (which refuses unknown
+ * The CRDs shipped by the api module (ModRules; Gatekeeper's mutators for --gatekeeper-compat; js-admissions-controller's script rules for
+ * --js-admissions-compat). Each is checked against the client's model (which refuses unknown
  * fields) but written as read: the model would turn meaningful empty objects such as {@code status: {}} into noise.
  */
 final class Crds {
@@ -44,6 +45,16 @@ final class Crds {
                             kind.toLowerCase(Locale.ROOT));
                     return kind.equals("AssignImage") ? onlyAlpha(crd) : crd;
                 }))
+                .toList();
+    }
+
+    /** js-admissions-controller's JsAdmission (namespaced) and ClusterJsAdmission, from one template. */
+    static List<Object> jsAdmissions() {
+        return Stream.of("JsAdmission/Namespaced", "ClusterJsAdmission/Cluster").map(entry -> entry.split("/"))
+                .map(kind -> load("jsadmissions.momiji.com.yaml", text -> text
+                        .replace("SCRIPT_KIND", kind[0]).replace("SCRIPT_SCOPE", kind[1])
+                        .replace("SCRIPT_PLURAL", kind[0].toLowerCase(Locale.ROOT) + "s")
+                        .replace("SCRIPT_SINGULAR", kind[0].toLowerCase(Locale.ROOT))))
                 .toList();
     }
 

@@ -38,7 +38,10 @@ record InstallOptions(
         boolean kubemodCompat,
         boolean gatekeeperCompat,
         boolean certManager,
-        boolean help) {
+        boolean help,
+        List<String> allowReferences,
+        boolean jsAdmissionsCompat,
+        List<String> scriptKinds) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -49,6 +52,10 @@ record InstallOptions(
             "daemonsets", "deployments", "replicasets", "statefulsets", "horizontalpodautoscalers", "ingresses", "pods",
             "cronjobs", "jobs", "serviceaccounts", "clusterrolebindings", "clusterroles", "rolebindings", "roles");
     static final List<String> DEFAULT_OPERATIONS = List.of("CREATE", "UPDATE", "DELETE");
+    /** What ModRules' spec.references may read: nothing unless asked for (least privilege). */
+    static final List<String> DEFAULT_ALLOW_REFERENCES = List.of();
+    /** What script rules receive events of with --js-admissions-compat, unless --script-kinds says otherwise. */
+    static final List<String> DEFAULT_SCRIPT_KINDS = List.of("pods");
 
     static final String USAGE = """
             Usage: java -jar remold-installer.jar [options] > bundle.yaml
@@ -71,6 +78,17 @@ record InstallOptions(
               --gatekeeper-compat              also install Gatekeeper's mutator CRDs (mutations.gatekeeper.sh:
                                                Assign, AssignMetadata, ModifySet, AssignImage), let the server
                                                read them and validate them
+              --allow-references R1,R2,...     resources ModRules' spec.references may read, [group/]plural
+                                               (default none; e.g. configmaps,secrets,apps/deployments):
+                                               the server gets get/list/watch on exactly these,
+                                               cluster-wide
+              --js-admissions-compat           also install js-admissions-controller's CRDs (momiji.com:
+                                               JsAdmission, ClusterJsAdmission), let the server read them
+                                               and validate them
+              --script-kinds R1,R2,...         resources script rules receive create/update/delete events of,
+                                               [group/]plural (default pods with --js-admissions-compat,
+                                               else none): the server gets get/list/watch on exactly these,
+                                               cluster-wide
               --cert-manager                   let cert-manager issue the serving certificate instead of certgen
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG);
@@ -78,6 +96,7 @@ record InstallOptions(
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
+    private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
     private static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
     private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
@@ -85,7 +104,7 @@ record InstallOptions(
 
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
-                "Ignore", "Fail", 5, null, null, false, false, false, false);
+                "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of());
     }
 
     boolean inCluster() {
@@ -101,8 +120,9 @@ record InstallOptions(
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
-        List<String> resources = o.resources, operations = o.operations;
-        boolean compat = false, gatekeeper = false, certManager = false, help = false;
+        List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
+                scriptKinds = null;
+        boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -116,10 +136,11 @@ record InstallOptions(
                 case "--help", "-h" -> help = true;
                 case "--kubemod-compat" -> compat = true;
                 case "--gatekeeper-compat" -> gatekeeper = true;
+                case "--js-admissions-compat" -> jsAdmissions = true;
                 case "--cert-manager" -> certManager = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
-                     "--ca-file" -> {
+                     "--ca-file", "--allow-references", "--script-kinds" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -142,6 +163,12 @@ record InstallOptions(
                         case "--timeout-seconds" -> timeout = integer(name, value, 1, 30);
                         case "--webhook-url" -> url = webhookUrl(value);
                         case "--ca-file" -> caFile = value;
+                        case "--allow-references" -> allowReferences = "none".equals(value) ? List.of()
+                                : list(name, value, r -> REFERENCED.matcher(r).matches(),
+                                "resources as [group/]plural, such as configmaps or apps/deployments");
+                        case "--script-kinds" -> scriptKinds = "none".equals(value) ? List.of()
+                                : list(name, value, r -> REFERENCED.matcher(r).matches(),
+                                "resources as [group/]plural, such as pods or apps/deployments");
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -157,7 +184,8 @@ record InstallOptions(
         }
         byte[] caBundle = caFile == null ? null : readCa(caFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
-                url, caBundle, compat, gatekeeper, certManager, help);
+                url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
+                scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of());
     }
 
     private static String matching(String option, String value, Pattern pattern, String what) throws UsageException {

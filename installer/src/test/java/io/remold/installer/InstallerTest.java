@@ -70,13 +70,15 @@ class InstallerTest {
                 Arguments.of("default", new String[] {"--tag", "1.0.0"}),
                 Arguments.of("kubemod-compat", new String[] {"--tag", "1.0.0", "--kubemod-compat"}),
                 Arguments.of("gatekeeper-compat", new String[] {"--tag", "1.0.0", "--gatekeeper-compat"}),
+                Arguments.of("js-admissions-compat", new String[] {"--tag", "1.0.0", "--js-admissions-compat"}),
                 Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
                 Arguments.of("custom", new String[] {"--namespace", "admission", "--image", "registry.example/remold",
                         "--tag=2.1", "--image-pull-policy", "Never", "--replicas", "3", "--resources", "pods,deployments,configmaps",
                         "--operations", "CREATE,UPDATE", "--mutate-failure-policy", "Fail",
-                        "--validate-failure-policy=Ignore", "--timeout-seconds", "10"}));
+                        "--validate-failure-policy=Ignore", "--timeout-seconds", "10",
+                        "--allow-references", "configmaps,secrets,apps/deployments"}));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -170,6 +172,29 @@ class InstallerTest {
     }
 
     @Test
+    void referencesReadNothingUnlessAllowedAndThenExactlyTheAllowedResources() throws IOException {
+        var byDefault = serverRole(Yaml.loadAll(run().out())).getRules().stream()
+                .flatMap(r -> r.getResources().stream()).toList();
+        assertThat(byDefault, not(hasItem("configmaps")));
+        assertThat(byDefault, not(hasItem("secrets")));
+        assertThat(run().out(), not(containsString("--allow-references")));
+
+        var allowed = serverRole(Yaml.loadAll(run("--allow-references", "configmaps,apps/deployments").out()))
+                .getRules().stream().filter(r -> r.getVerbs().equals(List.of("get", "list", "watch")))
+                .map(r -> r.getApiGroups() + " " + r.getResources()).toList();
+        assertThat(allowed, hasItem("[] [configmaps]"));
+        assertThat(allowed, hasItem("[apps] [deployments]"));
+        assertThat(allowed.toString(), not(containsString("secrets")));
+        assertThat(run("--allow-references", "configmaps").out(), containsString("--allow-references=configmaps"));
+        assertThat(run("--allow-references", "Config Maps").code(), is(2));
+    }
+
+    private static V1ClusterRole serverRole(List<Object> objects) {
+        return objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
+    }
+
+    @Test
     void gatekeeperCompatServesValidatesAndGrantsTheFourMutatorKinds() throws IOException {
         String bundle = run("--gatekeeper-compat").out();
         List<Object> objects = Yaml.loadAll(bundle);
@@ -197,6 +222,37 @@ class InstallerTest {
                 "[assign, assignimage, assignmetadata, modifyset] [get, list, watch]",
                 "[assign/status, assignimage/status, assignmetadata/status, modifyset/status] [patch, update]"));
         assertThat(run().out(), not(containsString("mutations.gatekeeper.sh")));
+    }
+
+    @Test
+    void jsAdmissionsCompatServesValidatesAndGrantsTheScriptKindsOnly() throws IOException {
+        List<Object> objects = Yaml.loadAll(run("--js-admissions-compat").out());
+        var crds = objects.stream().filter(V1CustomResourceDefinition.class::isInstance)
+                .map(V1CustomResourceDefinition.class::cast).filter(c -> c.getSpec().getGroup().equals("momiji.com"))
+                .toList();
+        assertThat(crds.stream().map(c -> c.getSpec().getNames().getKind() + " " + c.getSpec().getScope() + " "
+                + c.getSpec().getNames().getPlural()).toList(), contains("JsAdmission Namespaced jsadmissions",
+                "ClusterJsAdmission Cluster clusterjsadmissions"));
+        var validating = only(objects, V1ValidatingWebhookConfiguration.class);
+        var scriptWebhook = validating.getWebhooks().get(2);
+        assertThat(scriptWebhook.getClientConfig().getService().getPath(), is("/validate-modrule"));
+        assertThat(scriptWebhook.getRules().get(0).getResources(), contains("clusterjsadmissions", "jsadmissions"));
+        assertThat(serverRules(objects, "momiji.com"), contains(
+                "[clusterjsadmissions, jsadmissions] [get, list, watch]",
+                "[clusterjsadmissions/status, jsadmissions/status] [patch, update]"));
+        // the seed's default: events of pods; other kinds only when asked for
+        assertThat(serverRules(objects, ""), hasItem("[pods] [get, list, watch]"));
+        List<Object> custom = Yaml.loadAll(run("--js-admissions-compat", "--script-kinds", "pods,apps/deployments").out());
+        assertThat(serverRules(custom, "apps"), contains("[deployments] [get, list, watch]"));
+        assertThat(serverRules(Yaml.loadAll(run().out()), ""), not(hasItem("[pods] [get, list, watch]")));
+        assertThat(run().out(), not(containsString("momiji.com")));
+    }
+
+    private static List<String> serverRules(List<Object> objects, String group) {
+        var serverRole = objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
+        return serverRole.getRules().stream().filter(r -> r.getApiGroups().contains(group))
+                .map(r -> r.getResources() + " " + r.getVerbs()).toList();
     }
 
     @Test

@@ -91,7 +91,7 @@ final class Evaluator {
     List<Node> selections(Path path) {
         List<Node> nodes = select(path, root);
         if (nodes.size() > MAX_SELECTIONS) {
-            throw error("selects " + nodes.size() + " nodes, more than " + MAX_SELECTIONS, path.position());
+            throw limit("selects " + nodes.size() + " nodes, more than " + MAX_SELECTIONS, path.position());
         }
         return nodes;
     }
@@ -227,8 +227,7 @@ final class Evaluator {
     /** The node itself and every node below it, in document order; each key descended is a capture. */
     private void descendants(Node node, List<Node> out, Path path, int depth) {
         if (depth > MAX_DESCENT_DEPTH) {
-            bounded = true;
-            throw error("'..' descends deeper than " + MAX_DESCENT_DEPTH + " levels", path.position());
+            throw limit("'..' descends deeper than " + MAX_DESCENT_DEPTH + " levels", path.position());
         }
         add(out, node, path);
         if (node.value() instanceof JsonObject object) {
@@ -248,8 +247,7 @@ final class Evaluator {
 
     private void add(List<Node> out, Node node, Path path) {
         if (++visited > MAX_NODES) {
-            bounded = true;
-            throw error("selection visits more than " + MAX_NODES + " nodes", path.position());
+            throw limit("selection visits more than " + MAX_NODES + " nodes", path.position());
         }
         out.add(node);
     }
@@ -466,5 +464,11 @@ final class Evaluator {
 
     private JsonPathEvaluationException error(String message, int position) {
         return new JsonPathEvaluationException(message, expression, position);
+    }
+
+    /** A resource bound was reached: the whole evaluation stops, even inside a filter. */
+    private JsonPathEvaluationException limit(String message, int position) {
+        bounded = true;
+        return new JsonPathEvaluationException(message, expression, position, true);
     }
 }

@@ -16,6 +16,8 @@ import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleOutcome;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.InvalidMutatorException;
+import io.remold.scripting.InvalidScriptException;
+import io.remold.scripting.Scripts;
 import io.remold.json.JsonTree;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -184,6 +186,7 @@ final class AdmissionEndpoints {
         Decision decision = engine.mutate(request(review));
         var patchedBy = new ArrayList<String>();
         var mutatedBy = new ArrayList<String>();
+        var scriptedBy = new ArrayList<String>();
         var warnings = new ArrayList<String>();
         for (RuleOutcome outcome : decision.outcomes()) {
             if (!outcome.matched()) {
@@ -191,10 +194,16 @@ final class AdmissionEndpoints {
             }
             metrics.rule(outcome.rule(), Metrics.RuleEvent.match);
             boolean mutator = Gatekeeper.isStageOutcome(outcome.rule());
+            boolean script = Scripts.isStageOutcome(outcome.rule());
             if (outcome.error() != null) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.error);
-                warnings.add((mutator ? "Gatekeeper mutation " : "ModRule ") + outcome.rule() + " failed: "
-                        + outcome.error());
+                warnings.add((mutator ? "Gatekeeper mutation " : script ? "script " : "ModRule ") + outcome.rule()
+                        + " failed: " + outcome.error());
+            } else if (script) {
+                if (!outcome.applied().isEmpty()) {
+                    metrics.rule(outcome.rule(), Metrics.RuleEvent.patch);
+                    scriptedBy.add(outcome.rule());
+                }
             } else if (mutator) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.patch);
                 mutatedBy.add(outcome.rule());
@@ -203,10 +212,21 @@ final class AdmissionEndpoints {
                 patchedBy.add(outcome.rule());
             }
         }
+        if (!decision.allowed()) {
+            // A script's jsa_mutate answered Allowed: false: the request is refused, as js-admissions-controller does.
+            logDecision(review, "rejected", decision.rejections().stream().map(Object::toString).toList(), start);
+            var denial = new AdmissionReview.Response(review.uid(), null, warnings, Map.of(),
+                    new AdmissionReview.Response.Denial(403, decision.rejectionMessage()));
+            return new Result(denial, Metrics.Outcome.rejected);
+        }
         if (decision.patch().isEmpty() && warnings.isEmpty()) {
             return allowed(review);
         }
         var audit = new LinkedHashMap<String, String>();
+        if (!scriptedBy.isEmpty()) {
+            warnings.addFirst("mutated by script(s): " + String.join(", ", scriptedBy));
+            audit.put("scripted-by", String.join(",", scriptedBy));
+        }
         if (!mutatedBy.isEmpty()) {
             warnings.addFirst("mutated by Gatekeeper mutator(s): " + String.join(", ", mutatedBy));
             audit.put("mutated-by", String.join(",", mutatedBy));
@@ -216,6 +236,7 @@ final class AdmissionEndpoints {
             audit.put("patched-by", String.join(",", patchedBy));
         }
         patchedBy.addAll(mutatedBy);
+        patchedBy.addAll(scriptedBy);
         logDecision(review, decision.patch().isEmpty() ? "rule failed" : "patched", patchedBy, start);
         var response = new AdmissionReview.Response(review.uid(),
                 decision.patch().isEmpty() ? null : decision.patch(), warnings, audit, null);
@@ -224,7 +245,7 @@ final class AdmissionEndpoints {
 
     private Result validate(AdmissionReview review) {
         Engine engine = store.engine();
-        if (engine.ruleCount() == 0 || refs.ignored(review.namespace())) {
+        if (engine.ruleCount() + engine.validationStageRuleCount() == 0 || refs.ignored(review.namespace())) {
             return allowed(review);
         }
         long start = System.nanoTime();
@@ -262,7 +283,14 @@ final class AdmissionEndpoints {
         }
         String id = ruleId(object, review);
         String problem;
-        if (Gatekeeper.isMutator(object)) {
+        if (Scripts.isScript(object)) {
+            try {
+                Scripts.parse(object);
+                problem = null;
+            } catch (InvalidScriptException e) {
+                problem = object.getString("kind", "script") + " " + id + " is invalid: " + e.getMessage();
+            }
+        } else if (Gatekeeper.isMutator(object)) {
             try {
                 Gatekeeper.parse(object);
                 problem = null;
@@ -272,7 +300,11 @@ final class AdmissionEndpoints {
         } else {
             try {
                 ModRule rule = ModRules.fromJson(object, "ModRule " + id);
-                RuleCompilation compilation = Engine.compile(rule);
+                if (rule.namespace() == null && !review.namespace().isEmpty()) {
+                    // The API server puts a ModRule in the request's namespace when its manifest names none.
+                    rule = new ModRule(rule.apiVersion(), review.namespace(), rule.name(), rule.spec());
+                }
+                RuleCompilation compilation = store.compile(rule);
                 problem = compilation.ok() ? null : "ModRule " + id + " is invalid: " + compilation.errors().stream()
                         .map(RuleCompilation.Problem::toString).reduce((a, b) -> a + "; " + b).orElseThrow();
             } catch (ModRuleException e) {

@@ -61,6 +61,11 @@ final class BatchingHandler extends Handler {
             return;
         }
         published.incrementAndGet();
+        // offer first: put() refuses an interrupted thread even when there is room, and client-java's leader elector
+        // logs why it failed from a thread it has just interrupted (seen in the soak: that line was lost).
+        if (queue.offer(line)) {
+            return;
+        }
         try {
             queue.put(line);
         } catch (InterruptedException e) {

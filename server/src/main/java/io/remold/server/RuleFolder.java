@@ -99,6 +99,10 @@ final class RuleFolder {
                     store.putMutator(key, m.mutator());
                     keys.add(key);
                 }
+                case RuleDocuments.ScriptEntry s -> {
+                    store.putScript(key, s.rule());
+                    keys.add(key);
+                }
             }
         }
         if (previous != null) {

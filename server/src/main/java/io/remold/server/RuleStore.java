@@ -5,13 +5,21 @@ import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.ScriptHost;
+import io.remold.scripting.ScriptLimits;
+import io.remold.scripting.ScriptRule;
+import io.remold.scripting.ScriptStage;
+import io.remold.scripting.Scripts;
+import io.remold.server.rules.ReferenceSource;
 import io.remold.server.rules.RuleSink;
+import io.remold.server.rules.ScriptEvents;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +45,12 @@ final class RuleStore implements RuleSink {
     /** By source key, sorted: of two rules with one namespace/name the engine keeps the later, so that is stable. */
     private final Map<String, ModRule> rules = new TreeMap<>();
     private final Map<String, Mutator> mutators = new TreeMap<>();
+    private final Map<String, ScriptRule> scripts = new TreeMap<>();
+    /** Created with the first script rule: a server without scripts never loads GraalJS. */
+    private ScriptHost scriptHost;
+    private final List<Consumer<Map<String, String>>> conflictListeners = new CopyOnWriteArrayList<>();
+    /** The keys of the mutators a schema conflict disabled at the last build, with why; written by builds only. */
+    private Map<String, String> lastConflicts = Map.of();
     private final AtomicReference<Engine> engine;
     /** One thread, so that snapshots are installed in the order their rules were read. */
     private final ExecutorService builder =
@@ -45,6 +59,10 @@ final class RuleStore implements RuleSink {
     private int batchDepth;
     /** The build that has not started yet (it reads the rules when it starts), or null. */
     private CompletableFuture<Void> pendingBuild;
+    /** Where rules' references are looked up (cluster mode); told the referenced kinds after each build. */
+    private volatile ReferenceSource references;
+    /** Where script rules' events come from (cluster mode); told the host and the resources scripts name. */
+    private volatile ScriptEvents scriptEvents;
 
     RuleStore(String systemNamespace, Metrics metrics) {
         this.systemNamespace = systemNamespace;
@@ -52,9 +70,40 @@ final class RuleStore implements RuleSink {
         this.engine = new AtomicReference<>(Engine.builder().systemNamespace(systemNamespace).build());
     }
 
+    /** Sets where rules' references are looked up; before the source syncs. */
+    void references(ReferenceSource source) {
+        this.references = source;
+    }
+
+    /** Sets where script rules' events come from; before the source syncs. */
+    void scriptEvents(ScriptEvents source) {
+        this.scriptEvents = source;
+    }
+
     /** The snapshot to decide a request with. */
     Engine engine() {
         return engine.get();
+    }
+
+    /**
+     * Compiles a rule as this store's engines do: what its namespace forbids is a problem too, and so is a reference
+     * the reference source is known to refuse.
+     */
+    RuleCompilation compile(ModRule rule) {
+        RuleCompilation compilation = Engine.compile(rule, systemNamespace);
+        ReferenceSource source = references;
+        if (source == null || rule.spec().references().isEmpty()) {
+            return compilation;
+        }
+        boolean clusterWide = rule.namespace() == null || rule.namespace().equals(systemNamespace);
+        var problems = new java.util.ArrayList<>(compilation.errors());
+        var references = rule.spec().references();
+        for (int i = 0; i < references.size(); i++) {
+            int at = i;
+            source.refusal(references.get(i).apiVersion(), references.get(i).kind(), clusterWide).ifPresent(why ->
+                    problems.add(new RuleCompilation.Problem("spec.references[" + at + "].kind", 0, why)));
+        }
+        return new RuleCompilation(compilation.rule(), problems);
     }
 
     synchronized boolean isSynced() {
@@ -63,7 +112,7 @@ final class RuleStore implements RuleSink {
 
     @Override
     public synchronized RuleCompilation put(String key, ModRule rule) {
-        RuleCompilation compilation = Engine.compile(rule);
+        RuleCompilation compilation = compile(rule);
         ModRule previous = compilation.ok() ? rules.put(key, rule) : rules.remove(key);
         if (!compilation.ok()) {
             LOG.warning("ModRule " + rule.id() + " from " + key + " is invalid and skipped: " + compilation.errors());
@@ -81,8 +130,19 @@ final class RuleStore implements RuleSink {
     }
 
     @Override
+    public synchronized void putScript(String key, ScriptRule rule) {
+        scripts.put(key, rule);
+        changed();
+    }
+
+    /** The host of the script rules, or null while there has been none (for their events). */
+    synchronized ScriptHost scriptHost() {
+        return scriptHost;
+    }
+
+    @Override
     public synchronized void remove(String key) {
-        if (rules.remove(key) != null | mutators.remove(key) != null) {
+        if (rules.remove(key) != null | mutators.remove(key) != null | scripts.remove(key) != null) {
             changed();
         }
     }
@@ -135,26 +195,79 @@ final class RuleStore implements RuleSink {
 
     private void build() {
         List<ModRule> current;
-        List<Mutator> currentMutators;
+        Map<String, Mutator> currentMutators;
+        List<ScriptRule> currentScripts;
+        ScriptHost host;
         synchronized (this) {
             pendingBuild = null; // changes from now on need a new build
             current = List.copyOf(rules.values());
-            currentMutators = List.copyOf(mutators.values());
+            currentMutators = Map.copyOf(mutators);
+            currentScripts = List.copyOf(scripts.values());
+            if (scriptHost == null && !currentScripts.isEmpty()) {
+                scriptHost = Scripts.host(ScriptLimits.defaults());
+            }
+            host = scriptHost;
             warnAboutDuplicates();
         }
         long start = System.nanoTime();
         try {
-            Gatekeeper.Stage mutation = Gatekeeper.stage(currentMutators);
+            Gatekeeper.Stage mutation = Gatekeeper.stage(List.copyOf(currentMutators.values()));
             mutation.conflicts().forEach((id, why) ->
                     LOG.warning("Gatekeeper mutator " + id + " is disabled by a schema conflict: " + why));
-            Engine next = Engine.builder().systemNamespace(systemNamespace).rules(current).stage(mutation).build();
+            Engine.Builder builder = Engine.builder().systemNamespace(systemNamespace).rules(current).stage(mutation);
+            if (host != null) {
+                ScriptStage scriptStage = host.stage(currentScripts);
+                builder.stage(scriptStage).validationStage(scriptStage);
+            }
+            ReferenceSource source = references;
+            if (source != null) {
+                builder.references(source);
+            }
+            Engine next = builder.build();
             engine.set(next);
-            metrics.rulesRebuilt(next.ruleCount(), next.stageRuleCount(), System.nanoTime() - start);
+            if (source != null) {
+                source.use(referencedKinds(current));
+            }
+            ScriptEvents events = scriptEvents;
+            if (host != null && events != null) {
+                events.use(host, host.watchedKinds());
+            }
+            metrics.rulesRebuilt(next.ruleCount(), mutation.ruleCount(), System.nanoTime() - start);
+            reportConflicts(currentMutators, mutation);
         } catch (RuntimeException e) {
             // The previous snapshot stays in force; the next change tries again.
             LOG.log(Level.SEVERE, "building the rule engine from " + current.size() + " rules failed", e);
             throw e;
         }
+    }
+
+    @Override
+    public void onMutatorConflicts(Consumer<Map<String, String>> listener) {
+        conflictListeners.add(listener);
+    }
+
+    /** Tells the listeners which mutators (by key) the new stage disables, when that changed. Builds run one at a time. */
+    private void reportConflicts(Map<String, Mutator> byKey, Gatekeeper.Stage mutation) {
+        var conflicts = new TreeMap<String, String>();
+        byKey.forEach((key, mutator) -> {
+            String why = mutation.conflicts().get(mutator.id());
+            if (why != null) {
+                conflicts.put(key, why);
+            }
+        });
+        if (!conflicts.equals(lastConflicts)) {
+            lastConflicts = Map.copyOf(conflicts);
+            conflictListeners.forEach(listener -> listener.accept(lastConflicts));
+        }
+    }
+
+    /** {@code apiVersion kind} of every reference of the rules. */
+    private static java.util.Set<String> referencedKinds(List<ModRule> rules) {
+        var kinds = new java.util.TreeSet<String>();
+        for (ModRule rule : rules) {
+            rule.spec().references().forEach(r -> kinds.add(r.apiVersion() + " " + r.kind()));
+        }
+        return kinds;
     }
 
     /** The engine knows a rule by namespace and name: two sources of one name would silently shadow each other. */

@@ -3,6 +3,8 @@ package io.remold.server;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.kube.ClusterMode;
+import io.remold.server.kube.ClusterReferences;
+import io.remold.server.kube.ClusterScriptEvents;
 import io.remold.server.kube.ClusterModeConfig;
 
 import java.io.IOException;
@@ -45,6 +47,12 @@ final class Serve implements AutoCloseable {
             ClusterRefs refs = ClusterRefs.NONE;
             BindingListener bindings = BindingListener.NONE;
             if (config.kubeconfig().isPresent() || config.inCluster()) {
+                ClusterReferences references = connectReferences(config);
+                resources.push(references);
+                store.references(references);
+                ClusterScriptEvents scriptEvents = connectScriptEvents(config);
+                resources.push(scriptEvents);
+                store.scriptEvents(scriptEvents);
                 ClusterMode cluster = startCluster(config);
                 resources.push(cluster);
                 refs = cluster.refs();
@@ -69,16 +77,35 @@ final class Serve implements AutoCloseable {
                 + store.engine().ruleCount() + " rules" + (store.isSynced() ? "" : " (cluster rules still syncing)"));
     }
 
+    private static ClusterReferences connectReferences(ServerConfig config) {
+        try {
+            return ClusterReferences.connect(config.kubeconfig().orElse(null), config.allowReferences());
+        } catch (IOException e) {
+            throw cannotConnect(config, e);
+        }
+    }
+
+    private static ClusterScriptEvents connectScriptEvents(ServerConfig config) {
+        try {
+            return ClusterScriptEvents.connect(config.kubeconfig().orElse(null));
+        } catch (IOException e) {
+            throw cannotConnect(config, e);
+        }
+    }
+
     private ClusterMode startCluster(ServerConfig config) {
         var clusterConfig = new ClusterModeConfig(config.kubeconfig().orElse(null), config.systemNamespace(),
                 config.kubemodCompat(), null, null, null);
         try {
             return ClusterMode.start(clusterConfig, store);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot connect to the cluster ("
-                    + config.kubeconfig().map(Path::toString).orElse("in-cluster configuration") + "): "
-                    + e.getMessage(), e);
+            throw cannotConnect(config, e);
         }
+    }
+
+    private static UncheckedIOException cannotConnect(ServerConfig config, IOException e) {
+        return new UncheckedIOException("cannot connect to the cluster ("
+                + config.kubeconfig().map(Path::toString).orElse("in-cluster configuration") + "): " + e.getMessage(), e);
     }
 
     static Serve start(ServerConfig config, PrintStream out) {

@@ -18,7 +18,8 @@ import java.util.Optional;
 record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path> tlsKey,
                     Optional<Path> generatedCertDir, String systemNamespace, Optional<Path> rules,
                     long maxBodyBytes, LogFormat logFormat, Optional<Path> kubeconfig, boolean inCluster,
-                    boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain) {
+                    boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain,
+                    List<String> allowReferences) {
 
     enum LogFormat { json, text }
 
@@ -45,7 +46,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("poll-interval-ms", "how often rule and certificate files are checked for changes"),
             new Key("shutdown-grace-seconds", "how long shutdown waits for in-flight requests"),
             new Key("drain-seconds", "on shutdown, how long to keep serving, not ready and closing each connection after "
-                    + "its response, before stopping (lets a Service's endpoints and its clients move away)"));
+                    + "its response, before stopping (lets a Service's endpoints and its clients move away)"),
+            new Key("allow-references", "resources ModRules' spec.references may read, [group/]plural, comma-separated,"
+                    + " or none (the default; cluster mode; the installer grants the same)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -86,7 +89,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 bool(config, "kubemod-compat"),
                 Duration.ofMillis(number(config, "poll-interval-ms")),
                 Duration.ofSeconds(number(config, "shutdown-grace-seconds")),
-                Duration.ofSeconds(number(config, "drain-seconds")));
+                Duration.ofSeconds(number(config, "drain-seconds")),
+                java.util.Arrays.stream(string(config, "allow-references").split(",")).map(String::strip)
+                        .filter(r -> !r.isEmpty() && !"none".equals(r)).toList());
     }
 
     ServerConfig {

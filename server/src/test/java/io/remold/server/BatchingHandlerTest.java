@@ -84,6 +84,17 @@ class BatchingHandlerTest {
     }
 
     @Test
+    void aLineFromAnInterruptedThreadIsWrittenAndTheThreadStaysInterrupted() {
+        var sink = new Sink();
+        var handler = new BatchingHandler(sink, MESSAGE_LINES);
+        Thread.currentThread().interrupt();
+        handler.publish(new LogRecord(Level.SEVERE, "failed to renew the lease"));
+        assertThat(Thread.interrupted(), is(true));
+        handler.close();
+        assertThat(sink.lines(), equalTo(List.of("failed to renew the lease")));
+    }
+
+    @Test
     void closeWritesWhatWasQueuedAndAFormatterErrorIsReportedNotThrown() {
         var sink = new Sink();
         var handler = new BatchingHandler(sink, MESSAGE_LINES);

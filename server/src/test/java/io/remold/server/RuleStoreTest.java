@@ -51,6 +51,47 @@ class RuleStoreTest {
     }
 
     @Test
+    void aReferenceTheSourceRefusesMakesTheRuleInvalidAndTheSourceCachesWhatValidRulesReference() {
+        var used = new java.util.concurrent.atomic.AtomicReference<java.util.Set<String>>();
+        store.references(new io.remold.server.rules.ReferenceSource() {
+            @Override
+            public void use(java.util.Set<String> kinds) {
+                used.set(kinds);
+            }
+
+            @Override
+            public java.util.Optional<String> refusal(String apiVersion, String kind, boolean clusterWide) {
+                return apiVersion.startsWith("apps/") ? java.util.Optional.of(kind + " may not be referenced")
+                        : java.util.Optional.empty();
+            }
+
+            @Override
+            public Resolution resolve(io.remold.engine.ReferenceQuery query) {
+                return new Resolution(null, "test");
+            }
+        });
+        String referencing = """
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: %s, namespace: team-a}
+                spec:
+                  type: Reject
+                  references:
+                  - {name: ref, apiVersion: %s, kind: %s, objectName: x, onMissing: skip}
+                  match:
+                  - select: '$.kind'
+                """;
+        var refused = store.put("a", ModRules.parse(referencing.formatted("a", "apps/v1", "Deployment"), "a.yaml")
+                .getFirst());
+        assertThat(refused.errors().toString(), refused.errors().getFirst().toString(),
+                is("spec.references[0].kind: Deployment may not be referenced"));
+        assertThat(store.put("b", ModRules.parse(referencing.formatted("b", "v1", "ConfigMap"), "b.yaml")
+                .getFirst()).ok(), is(true));
+        store.synced();
+        assertThat(used.get(), is(java.util.Set.of("v1 ConfigMap")));
+    }
+
+    @Test
     void anInvalidRuleIsRefusedAndReplacesItsPreviousVersion() {
         store.put("a", rule("a", "$.kind"));
         var compilation = store.put("a", rule("a", "$.spec["));
@@ -75,5 +116,38 @@ class RuleStoreTest {
             return !store.engine().validate(new AdmissionRequest(AdmissionOperation.CREATE, "team-a",
                     reader.readObject(), null, null, null, false)).allowed();
         }
+    }
+
+    static io.remold.gatekeeper.mutators.Mutator assign(String name, String location) {
+        return io.remold.gatekeeper.Gatekeeper.parse(io.remold.api.YamlJson.parse("""
+                apiVersion: mutations.gatekeeper.sh/v1
+                kind: Assign
+                metadata: {name: %s}
+                spec:
+                  applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+                  location: "%s"
+                  parameters: {assign: {value: x}}
+                """.formatted(name, location), name + ".yaml").getFirst().asJsonObject());
+    }
+
+    /** Mutators whose locations disagree on a node's type disable each other; the listener hears which, and when. */
+    @Test
+    void schemaConflictsReachTheListenerWhenTheyChange() {
+        var heard = new java.util.ArrayList<java.util.Map<String, String>>();
+        store.onMutatorConflicts(heard::add);
+        store.synced();
+        store.putMutator("k/list", assign("list", "spec.containers[name: a].image"));
+        store.putMutator("k/object", assign("object", "spec.containers.image"));
+        store.putMutator("k/other", assign("other", "spec.hostname"));
+        store.batch(sink -> { });
+        assertThat(heard.getLast().keySet(), is(java.util.Set.of("k/list", "k/object")));
+        assertThat(heard.getLast().get("k/list"), containsString("disagree on the type of spec.containers"));
+        int reports = heard.size();
+        store.putMutator("k/other", assign("other", "spec.subdomain")); // no change in conflicts: no report
+        store.batch(sink -> { });
+        assertThat(heard.size(), is(reports));
+        store.remove("k/object");
+        store.batch(sink -> { });
+        assertThat(heard.getLast(), is(java.util.Map.of()));
     }
 }

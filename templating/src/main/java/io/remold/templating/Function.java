@@ -164,19 +164,19 @@ enum Function {
     IMAGE_DOMAIN("imageDomain", 1, 1) {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
-            return string(ImageReference.split(TextValues.text(args[0])).domain());
+            return imagePart(args[0], ImageReference::domain);
         }
     },
     IMAGE_PATH("imagePath", 1, 1) {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
-            return string(ImageReference.split(TextValues.text(args[0])).path());
+            return imagePart(args[0], ImageReference::path);
         }
     },
     IMAGE_TAG("imageTag", 1, 1) {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
-            return string(ImageReference.split(TextValues.text(args[0])).tag());
+            return imagePart(args[0], ImageReference::tag);
         }
     },
     IMAGE_WITH("imageWith", 4, 4) {
@@ -250,6 +250,10 @@ enum Function {
     /** The index of the argument that is a regular expression, or -1. */
     int regexArgument() {
         return this == REGEX_FIND || this == REGEX_REPLACE_ALL ? 0 : -1;
+    }
+
+    private static JsonValue imagePart(JsonValue image, java.util.function.Function<ImageReference, String> part) {
+        return string(part.apply(ImageReference.split(TextValues.text(image))));
     }
 
     private static JsonValue string(String value) {

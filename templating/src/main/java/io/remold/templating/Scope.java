@@ -23,7 +23,11 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
     }
 
     static final java.util.Set<String> ROOT_NAMES =
-            java.util.Set.of("Target", "Namespace", "SelectedItem", "SelectKeyParts", "Operation", "OldTarget");
+            java.util.Set.of("Target", "Namespace", "SelectedItem", "SelectKeyParts", "Operation", "OldTarget",
+                    "References");
+
+    /** Where the engine puts a rule's references (and the namespace and node) in the object it evaluates. */
+    static final String SYNTHETIC_REFS = "syntheticRefs";
 
     static Scope root(TemplateContext context) {
         return new Scope(null, null, context, new Spent());
@@ -76,6 +80,8 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
             case KEY_PARTS -> keyParts();
             case "Operation" -> string(context.operation());
             case "OldTarget" -> context.oldTarget();
+            case "References" -> context.target() instanceof jakarta.json.JsonObject target
+                    ? target.get(SYNTHETIC_REFS) : null;
             default -> null;
         };
     }

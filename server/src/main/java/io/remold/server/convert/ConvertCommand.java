@@ -164,6 +164,8 @@ public final class ConvertCommand {
             switch (located.entry()) {
                 case RuleDocuments.RuleEntry r -> results.put(located, convertModRule(r.rule(), options));
                 case RuleDocuments.MutatorEntry m -> mutators.add(located);
+                case RuleDocuments.ScriptEntry s -> results.put(located, new Result.Refused(
+                        "a script rule has no ModRule form: it runs as it is (docs/scripts.md)"));
             }
         }
         mutators.sort(Comparator.comparing(l -> mutator(l).id()));
@@ -245,6 +247,7 @@ public final class ConvertCommand {
         return switch (entry) {
             case RuleDocuments.RuleEntry r -> "ModRule/" + r.rule().id();
             case RuleDocuments.MutatorEntry m -> m.mutator().id().toString();
+            case RuleDocuments.ScriptEntry s -> s.rule().id();
         };
     }
 

@@ -10,6 +10,10 @@ import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleOutcome;
 import io.remold.gatekeeper.Gatekeeper;
+import io.remold.scripting.ScriptHost;
+import io.remold.scripting.ScriptLimits;
+import io.remold.scripting.ScriptStage;
+import io.remold.scripting.Scripts;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -45,6 +49,11 @@ public final class EvalCommand {
             "PriorityClass", "RuntimeClass", "IngressClass", "CustomResourceDefinition", "APIService",
             "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
             "ValidatingAdmissionPolicyBinding", "CertificateSigningRequest");
+
+    /** Offline, a cold JVM's first script calls are slow: the bounds stay, with a deadline fit for that. */
+    private static final ScriptLimits EVAL_SCRIPT_LIMITS = new ScriptLimits(java.time.Duration.ofSeconds(10),
+            java.time.Duration.ofSeconds(30), ScriptLimits.defaults().statements(),
+            ScriptLimits.defaults().allocatedBytes(), 2);
 
     private EvalCommand() {
     }
@@ -82,46 +91,60 @@ public final class EvalCommand {
         JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
         String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
 
-        Engine engine = Engine.builder().rules(rules).stage(Gatekeeper.stage(loaded.mutators())).build();
-        AdmissionOperation operation = options.effectiveOperation();
-        boolean delete = operation == AdmissionOperation.DELETE;
-        // A DELETE carries the object being deleted as the old object, as the API server sends it.
-        Decision mutation = engine.mutate(new AdmissionRequest(operation, namespace, delete ? null : resource,
-                delete ? resource : old, namespaceRef, nodeRef, options.explain()));
-        Decision validation = engine.validate(new AdmissionRequest(operation, namespace,
-                delete ? null : mutation.result(), delete ? resource : old, namespaceRef, nodeRef, options.explain()));
+        Engine.Builder builder = Engine.builder().rules(rules).stage(Gatekeeper.stage(loaded.mutators()))
+                .references(FileReferences.read(options.references()));
+        ScriptHost scripts = loaded.scripts().isEmpty() ? null : Scripts.host(EVAL_SCRIPT_LIMITS);
+        try {
+            if (scripts != null) {
+                if (options.state() != null) {
+                    scripts.seed(manifest("--state", options.state()));
+                }
+                ScriptStage stage = scripts.stage(loaded.scripts());
+                builder.stage(stage).validationStage(stage);
+            }
+            Engine engine = builder.build();
+            AdmissionOperation operation = options.effectiveOperation();
+            boolean delete = operation == AdmissionOperation.DELETE;
+            // A DELETE carries the object being deleted as the old object, as the API server sends it.
+            Decision mutation = engine.mutate(new AdmissionRequest(operation, namespace, delete ? null : resource,
+                    delete ? resource : old, namespaceRef, nodeRef, options.explain()));
+            Decision validation = engine.validate(new AdmissionRequest(operation, namespace,
+                    delete ? null : mutation.result(), delete ? resource : old, namespaceRef, nodeRef,
+                    options.explain()));
 
-        if (options.explain()) {
-            explain(loaded, operation, mutation, validation, err);
-        }
-        for (RuleOutcome outcome : mutation.outcomes()) {
-            if (outcome.error() != null) {
-                err.println("remold eval: rule " + outcome.rule() + " failed: " + outcome.error());
+            if (options.explain()) {
+                explain(loaded, operation, mutation, validation, err);
+            }
+            for (RuleOutcome outcome : mutation.outcomes()) {
+                if (outcome.error() != null) {
+                    err.println("remold eval: rule " + outcome.rule() + " failed: " + outcome.error());
+                }
+            }
+            if (!mutation.allowed()) {
+                err.println(mutation.rejectionMessage()); // a script's jsa_mutate answered Allowed: false
+                return REJECTED;
+            }
+            if (!validation.allowed()) {
+                err.println(validation.rejectionMessage());
+                return REJECTED;
+            }
+            out.print(switch (options.output()) {
+                case yaml -> YamlJson.toYaml(mutation.result());
+                case json -> pretty(mutation.result());
+                case patch -> patchLines(mutation.patch());
+            });
+            out.flush();
+            return ALLOWED;
+        } finally {
+            if (scripts != null) {
+                scripts.close();
             }
         }
-        if (!validation.allowed()) {
-            err.println(validation.rejectionMessage());
-            return REJECTED;
-        }
-        out.print(switch (options.output()) {
-            case yaml -> YamlJson.toYaml(mutation.result());
-            case json -> pretty(mutation.result());
-            case patch -> patchLines(mutation.patch());
-        });
-        out.flush();
-        return ALLOWED;
     }
 
     /** One object from a YAML or JSON file. */
     private static JsonObject manifest(String flag, Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new EvalException(flag + " " + file + ": cannot read (" + e.getClass().getSimpleName() + ": "
-                    + e.getMessage() + ")");
-        }
-        List<JsonValue> documents = YamlJson.parse(text, file.toString());
+        List<JsonValue> documents = documents(flag, file);
         if (documents.size() != 1) {
             throw new EvalException(flag + " " + file + ": expected one YAML or JSON document, found "
                     + documents.size());
@@ -131,6 +154,18 @@ public final class EvalCommand {
                     + documents.getFirst().getValueType().name().toLowerCase());
         }
         return object;
+    }
+
+    /** The YAML or JSON documents of a file given with {@code flag}; an unreadable file is an input error. */
+    static List<JsonValue> documents(String flag, Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new EvalException(flag + " " + file + ": cannot read (" + e.getClass().getSimpleName() + ": "
+                    + e.getMessage() + ")");
+        }
+        return YamlJson.parse(text, file.toString());
     }
 
     /**
@@ -150,7 +185,8 @@ public final class EvalCommand {
         List<ModRule> rules = loaded.rules();
         Set<String> mutators = new HashSet<>();
         loaded.mutators().forEach(m -> mutators.add(m.id().toString()));
-        var ruleOutcomes = mutation.outcomes().stream().filter(o -> !Gatekeeper.isStageOutcome(o.rule())).toList();
+        var ruleOutcomes = mutation.outcomes().stream().filter(o -> !Gatekeeper.isStageOutcome(o.rule())
+                && !Scripts.isStageOutcome(o.rule())).toList();
         err.println("Patch rules:");
         if (operation == AdmissionOperation.DELETE) {
             err.println("  none run: DELETE requests are never patched");
@@ -169,6 +205,12 @@ public final class EvalCommand {
             loaded.mutators().stream().map(m -> m.id().toString()).filter(mutators::contains)
                     .forEach(id -> err.println("  " + id + ": not applied (applyTo or match do not select the"
                             + " object, or it changed nothing)"));
+        }
+        if (!loaded.scripts().isEmpty()) {
+            err.println("Script rules (jsa_mutate, after the Patch rules and mutators):");
+            mutation.outcomes().stream().filter(o -> Scripts.isStageOutcome(o.rule())).forEach(o ->
+                    err.println("  " + o.rule() + ": " + (o.error() != null ? "failed: " + o.error()
+                            : o.applied().isEmpty() ? "no change" : "changed the object, " + o.applied())));
         }
         err.println("Reject rules:");
         explain(rules, RuleType.Reject, validation.outcomes(), err);
@@ -189,6 +231,7 @@ public final class EvalCommand {
                 what = o.applied().isEmpty() ? "matched, no change" : "matched, applied " + o.applied();
             }
             err.println("  " + o.rule() + " (tier " + o.tier() + "): " + what);
+            o.references().forEach(reference -> err.println("    reference " + reference));
         }
         boolean any = !outcomes.isEmpty();
         for (ModRule rule : rules) {

@@ -6,22 +6,28 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /** The parsed command line of {@code remold eval}. {@code operation} and {@code namespace} may be null (derived). */
 record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation, String namespace, Path old,
-                   Path namespaceRef, Path nodeRef, Output output, boolean explain, boolean help) {
+                   Path namespaceRef, Path nodeRef, Map<String, Path> references, Output output, boolean explain,
+                   boolean help, Path state) {
 
     enum Output { yaml, json, patch }
 
     static final String USAGE = """
             usage: remold eval --rules PATH [--rules PATH ...] --resource FILE [--operation CREATE|UPDATE|DELETE]
                                [--namespace NS] [--old FILE] [--ref namespace=FILE] [--ref node=FILE]
-                               [--output yaml|json|patch] [--explain]
+                               [--ref NAME=FILE ...] [--output yaml|json|patch] [--explain] [--state FILE]
+            --ref NAME=FILE answers the rules' spec.references named NAME: one object, or for a labelSelector
+            reference every object of the file (YAML documents or a List).
+            --state FILE: a JSON or YAML object that script rules' state starts from (over what jsa_init made).
             Exit codes: 0 allowed (a failing Patch rule is reported on stderr), 1 rejected, 2 usage or input error.""";
 
     private static final Set<String> VALUE_FLAGS =
-            Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref");
+            Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref",
+                    "--state");
 
     /** Accepts {@code --flag value} and {@code --flag=value}; every problem names the argument and its position. */
     static EvalOptions parse(String[] args) {
@@ -32,7 +38,9 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         Path old = null;
         Path namespaceRef = null;
         Path nodeRef = null;
+        var references = new java.util.LinkedHashMap<String, Path>();
         Output output = Output.yaml;
+        Path state = null;
         boolean explain = false;
         var line = new CommandLine(args);
         while (line.next()) {
@@ -41,7 +49,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             if (flag.equals("--explain") || flag.equals("--help")) {
                 line.noValue();
                 if (flag.equals("--help")) {
-                    return new EvalOptions(List.of(), null, null, null, null, null, null, output, false, true);
+                    return new EvalOptions(List.of(), null, null, null, null, null, null, Map.of(), output, false,
+                            true, null);
                 }
                 explain = true;
                 continue;
@@ -57,19 +66,19 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                 case "--namespace" -> namespace = once(flag, namespace, value, position);
                 case "--operation" -> operation = once(flag, operation, operation(value, position), position);
                 case "--output" -> output = output(value, position);
+                case "--state" -> state = once(flag, state, path(flag, value, position), position);
                 case "--ref" -> {
                     int kv = value.indexOf('=');
                     String kind = kv < 0 ? value : value.substring(0, kv);
                     Path file = kv < 0 ? null : path(flag, value.substring(kv + 1), position);
-                    if (file == null) {
-                        throw new EvalException("--ref expects namespace=FILE or node=FILE, got \"" + value
-                                + "\" (argument " + position + ")");
+                    if (file == null || kind.isEmpty()) {
+                        throw new EvalException("--ref expects NAME=FILE (namespace, node or a reference's name), got \""
+                                + value + "\" (argument " + position + ")");
                     }
                     switch (kind) {
                         case "namespace" -> namespaceRef = once("--ref namespace", namespaceRef, file, position);
                         case "node" -> nodeRef = once("--ref node", nodeRef, file, position);
-                        default -> throw new EvalException("--ref expects namespace=FILE or node=FILE, got \""
-                                + value + "\" (argument " + position + ")");
+                        default -> references.put(kind, once("--ref " + kind, references.get(kind), file, position));
                     }
                 }
                 default -> throw new IllegalStateException("flag " + flag + " is in VALUE_FLAGS but not handled");
@@ -88,7 +97,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             throw new EvalException("--old does not apply to CREATE");
         }
         return new EvalOptions(List.copyOf(rules), resource, operation, namespace, old, namespaceRef, nodeRef,
-                output, explain, false);
+                java.util.Collections.unmodifiableMap(references), output, explain, false, state);
     }
 
     /** CREATE unless an old object is given, which makes it an UPDATE. */

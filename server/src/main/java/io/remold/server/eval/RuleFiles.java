@@ -6,6 +6,7 @@ import io.remold.api.ModRules;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.ScriptRule;
 import io.remold.server.rules.RuleDocuments;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -39,7 +40,7 @@ public final class RuleFiles {
     }
 
     /** The rules of the files: ModRules and Gatekeeper mutators. */
-    record Loaded(List<ModRule> rules, List<Mutator> mutators) {
+    record Loaded(List<ModRule> rules, List<Mutator> mutators, List<ScriptRule> scripts) {
     }
 
     /** A rule and the file it was read from. */
@@ -55,13 +56,15 @@ public final class RuleFiles {
     static Loaded load(List<Path> paths) {
         var rules = new ArrayList<ModRule>();
         var mutators = new ArrayList<Mutator>();
+        var scripts = new ArrayList<ScriptRule>();
         for (Located located : entries(paths)) {
             switch (located.entry()) {
                 case RuleDocuments.RuleEntry r -> rules.add(r.rule());
                 case RuleDocuments.MutatorEntry m -> mutators.add(m.mutator());
+                case RuleDocuments.ScriptEntry s -> scripts.add(s.rule());
             }
         }
-        return new Loaded(List.copyOf(rules), List.copyOf(mutators));
+        return new Loaded(List.copyOf(rules), List.copyOf(mutators), List.copyOf(scripts));
     }
 
     /**

@@ -13,6 +13,7 @@ import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
+import io.remold.scripting.Scripts;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleSink;
@@ -81,6 +82,9 @@ public final class ClusterMode implements AutoCloseable {
     private static final List<RuleResource> GATEKEEPER_MUTATORS = Stream.of("assign/v1", "assignmetadata/v1",
             "modifyset/v1", "assignimage/v1alpha1").map(resource -> resource.split("/")).map(r ->
             new RuleResource(RuleLoader.GATEKEEPER_GROUP, r[1], r[0], RuleLoader.MUTATORS)).toList();
+    /** js-admissions-controller's JsAdmission and ClusterJsAdmission, each watched once its CRD is served. */
+    private static final List<RuleResource> SCRIPT_RULES = Scripts.PLURALS.stream().map(plural ->
+            new RuleResource(Scripts.GROUP, Scripts.VERSION, plural, RuleLoader.SCRIPTS)).toList();
     /** The installer's validating webhook configuration, whose reach the leader keeps to the Reject rules. */
     static final String VALIDATING_WEBHOOK = "remold-validating";
     /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
@@ -142,6 +146,7 @@ public final class ClusterMode implements AutoCloseable {
 
     private ClusterMode(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
         this.sink = new RejectScope(sink, config.systemNamespace(), this::queueScope);
+        this.sink.onMutatorConflicts(conflicts -> ruleSources.forEach(source -> source.conflicts(conflicts)));
         this.watchClient = watchClient;
         this.requestClient = requestClient;
         this.cache = new ClusterCache(config.kubemodCompat());
@@ -219,6 +224,7 @@ public final class ClusterMode implements AutoCloseable {
             // Discovery is an API call: done here, not in start(), and before waiting so that "synced" covers it.
             discover(KUBEMOD_RULES);
             GATEKEEPER_MUTATORS.forEach(this::discover);
+            SCRIPT_RULES.forEach(this::discover);
             awaitSync();
         });
     }
@@ -275,6 +281,7 @@ public final class ClusterMode implements AutoCloseable {
         var listerWatcher = new DynamicListerWatcher(group, version, plural, requestClient, watchClient);
         SharedIndexInformer<DynamicKubernetesObject> informer = factory.sharedIndexInformerFor(listerWatcher,
                 DynamicKubernetesObject.class, resyncMillis, new WatchErrors(resource, () -> closed)::report);
+        informer.setTransform(Manifests::kept);
         var feed = new Watched(informer, handler);
         informer.addEventHandler(feed);
         synchronized (factories) { // the KubeMod informer may come late: never start one after close()

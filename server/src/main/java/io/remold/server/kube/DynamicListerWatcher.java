@@ -11,6 +11,9 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Lists and watches one resource as raw JSON trees (every field kept, whatever the client's models know).
  *
@@ -19,10 +22,16 @@ import io.kubernetes.client.util.generic.options.ListOptions;
  * list's kind (without the {@code List} suffix) and apiVersion, as a watch event would carry them.
  * {@link DynamicKubernetesApi}, not a plain generic API: it registers the gson adapters that read lists and objects
  * as raw trees (without them a list arrives without its metadata).
+ *
+ * <p>client-java's reflector keeps the list it synced from in local variables of its loop for as long as it
+ * watches, which is until the next error. Once an object changes, the informer's store holds the new version and that
+ * list the listed one: every object twice. So the list handed out keeps its items in one list of its own, not in its
+ * raw JSON, and that list is emptied when the reflector starts watching, by which time it has queued every item.
  */
 final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObject, DynamicKubernetesListObject> {
     private final DynamicKubernetesApi lists;
     private final DynamicKubernetesApi watches;
+    private List<DynamicKubernetesObject> listed = new ArrayList<>();
 
     /**
      * {@code listClient} should have a read timeout (a stalled list is retried); {@code watchClient} none, since a
@@ -40,7 +49,8 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
         String listKind = raw.has("kind") ? raw.get("kind").getAsString() : "";
         String kind = listKind.endsWith("List") ? listKind.substring(0, listKind.length() - "List".length()) : null;
         String apiVersion = raw.has("apiVersion") ? raw.get("apiVersion").getAsString() : null;
-        for (DynamicKubernetesObject item : list.getItems()) {
+        List<DynamicKubernetesObject> items = new ArrayList<>(list.getItems());
+        for (DynamicKubernetesObject item : items) {
             JsonObject object = item.getRaw();
             if (!object.has("kind") && kind != null) {
                 object.addProperty("kind", kind);
@@ -49,12 +59,30 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
                 object.addProperty("apiVersion", apiVersion);
             }
         }
-        return list;
+        raw.remove("items");
+        listed = items;
+        return new Listed(raw, items);
     }
 
     @Override
     public Watchable<DynamicKubernetesObject> watch(CallGeneratorParams params) throws ApiException {
+        listed.clear();
         return watches.watch(options(params));
+    }
+
+    /** A list whose items are the given list, emptied once the reflector watches (see the class comment). */
+    private static final class Listed extends DynamicKubernetesListObject {
+        private final List<DynamicKubernetesObject> items;
+
+        Listed(JsonObject raw, List<DynamicKubernetesObject> items) {
+            super(raw);
+            this.items = items;
+        }
+
+        @Override
+        public List<DynamicKubernetesObject> getItems() {
+            return items;
+        }
     }
 
     private static ListOptions options(CallGeneratorParams params) {

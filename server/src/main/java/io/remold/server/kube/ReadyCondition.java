@@ -19,7 +19,10 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
     static final String TYPE = "Ready";
     static final String COMPILED = "Compiled";
     static final String COMPILE_ERROR = "CompileError";
+    /** Gatekeeper's own error type for it, which its users and tools read in {@code byPod[].errors}. */
+    static final String SCHEMA_CONFLICT = "ErrConflictingSchema";
     static final String MUTATOR_READY = "mutator compiled";
+    static final String SCRIPT_READY = "script compiled";
 
     static ReadyCondition of(RuleCompilation compilation, long generation) {
         if (compilation.ok()) {
@@ -43,6 +46,11 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
         return new ReadyCondition(false, COMPILE_ERROR, message, generation);
     }
 
+    /** A valid mutator that Gatekeeper's schema check disables, as Gatekeeper reports it in {@code byPod} errors. */
+    static ReadyCondition conflict(String why, long generation) {
+        return new ReadyCondition(false, SCHEMA_CONFLICT, "disabled by a schema conflict: " + why, generation);
+    }
+
     /**
      * The Ready condition in {@code status.conditions} of a rule manifest, if any; else, for a Gatekeeper mutator
      * whose CRD is Gatekeeper's own (its status schema has no conditions, so the API server prunes them), the one
@@ -63,10 +71,14 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
         }
         if (status.get("byPod") instanceof JsonArray pods && !pods.isEmpty() && pods.get(0) instanceof JsonObject pod) {
             boolean enforced = pod.getBoolean("enforced", false);
-            String message = enforced ? MUTATOR_READY : pod.get("errors") instanceof JsonArray errors
-                    && !errors.isEmpty() && errors.get(0) instanceof JsonObject e ? string(e, "message") : null;
-            return Optional.of(new Observed(enforced ? ready(message, generation(pod))
-                    : invalid(message, generation(pod)), null));
+            JsonObject error = pod.get("errors") instanceof JsonArray errors && !errors.isEmpty()
+                    && errors.get(0) instanceof JsonObject e ? e : JsonValue.EMPTY_JSON_OBJECT;
+            if (enforced) {
+                return Optional.of(new Observed(ready(MUTATOR_READY, generation(pod)), null));
+            }
+            String reason = string(error, "type");
+            return Optional.of(new Observed(new ReadyCondition(false, reason == null ? COMPILE_ERROR : reason,
+                    string(error, "message"), generation(pod)), null));
         }
         return Optional.empty();
     }

@@ -70,6 +70,22 @@ final class RejectScope implements RuleSink {
         delegate.putMutator(key, mutator);
     }
 
+    /** A script with jsa_validate refuses like a Reject rule: in its namespace, or anywhere when cluster-wide. */
+    @Override
+    public void putScript(String key, io.remold.scripting.ScriptRule rule) {
+        delegate.putScript(key, rule);
+        String before = rule.has("jsa_validate")
+                ? rejectRules.put(key, rule.namespace() == null ? CLUSTER : rule.namespace()) : rejectRules.remove(key);
+        if (!Objects.equals(before, rejectRules.get(key))) {
+            changed.run();
+        }
+    }
+
+    @Override
+    public void onMutatorConflicts(java.util.function.Consumer<java.util.Map<String, String>> listener) {
+        delegate.onMutatorConflicts(listener);
+    }
+
     @Override
     public void remove(String key) {
         delegate.remove(key);

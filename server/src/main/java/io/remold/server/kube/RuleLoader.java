@@ -6,6 +6,8 @@ import io.remold.api.ModRules;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.InvalidMutatorException;
+import io.remold.scripting.InvalidScriptException;
+import io.remold.scripting.Scripts;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonObject;
 
@@ -19,8 +21,22 @@ interface RuleLoader {
 
     ReadyCondition load(RuleRef ref, JsonObject manifest, long generation, RuleSink sink);
 
-    /** ModRules of {@code remold.io} and {@code api.kubemod.io}. */
+    /** js-admissions-controller's JsAdmission and ClusterJsAdmission, and {@code remold.io} ModRules of type Script. */
+    RuleLoader SCRIPTS = (ref, manifest, generation, sink) -> {
+        try {
+            sink.putScript(ref.key(), Scripts.parse(manifest));
+            return ReadyCondition.ready(ReadyCondition.SCRIPT_READY, generation);
+        } catch (InvalidScriptException e) {
+            sink.remove(ref.key());
+            return ReadyCondition.invalid(e.getMessage(), generation);
+        }
+    };
+
+    /** ModRules of {@code remold.io} and {@code api.kubemod.io}; one of type Script is a script rule. */
     RuleLoader MODRULES = (ref, manifest, generation, sink) -> {
+        if (Scripts.isScript(manifest)) {
+            return SCRIPTS.load(ref, manifest, generation, sink);
+        }
         ModRule rule;
         try {
             rule = ModRules.fromJson(manifest, "ModRule " + ref);

@@ -23,9 +23,17 @@ import java.util.function.BooleanSupplier;
 final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> {
     private static final System.Logger LOG = System.getLogger(RuleSource.class.getName());
 
-    /** What we know of one rule: the spec we compiled, the condition it deserves and the one it has. */
-    private record Tracked(RuleRef ref, JsonValue spec, long generation, ReadyCondition desired,
-                           Optional<ReadyCondition.Observed> observed) {
+    /**
+     * What we know of one rule: the spec we compiled, what compiling it said, the condition it deserves (the same,
+     * unless a schema conflict disables the mutator) and the one it has.
+     */
+    static final java.time.Duration REWRITE_AFTER = java.time.Duration.ofSeconds(30);
+
+    private record Written(ReadyCondition condition, Instant at) {
+    }
+
+    private record Tracked(RuleRef ref, JsonValue spec, long generation, ReadyCondition compiled,
+                           ReadyCondition desired, Optional<ReadyCondition.Observed> observed) {
         boolean needsWrite() {
             return observed.map(o -> !o.condition().equals(desired)).orElse(true);
         }
@@ -40,6 +48,14 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     private final BooleanSupplier leader;
     private final Clock clock;
     private final Map<String, Tracked> rules = new HashMap<>();
+    /**
+     * The condition last written per rule, and when: our write comes back as an update event only later, so an event
+     * or the start-up catch-up in between must not write it again. A write that failed is retried once
+     * {@link #REWRITE_AFTER} has passed (the informer's resync delivers the rule again).
+     */
+    private final Map<String, Written> written = new HashMap<>();
+    /** The mutators a schema conflict disables, by key, as the rule store last reported them. */
+    private Map<String, String> conflicts = Map.of();
 
     RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
                BooleanSupplier leader, Clock clock) {
@@ -83,14 +99,29 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
         long generation = manifest.getJsonObject("metadata").get("generation") instanceof JsonNumber n
                 ? n.longValue() : 0;
         Tracked previous = rules.get(ref.key());
-        ReadyCondition desired = previous != null && previous.generation() == generation
-                && previous.spec().equals(spec) ? previous.desired() : compile(ref, manifest, generation);
-        var tracked = new Tracked(ref, spec, generation, desired, ReadyCondition.observed(manifest));
+        ReadyCondition compiled = previous != null && previous.generation() == generation
+                && previous.spec().equals(spec) ? previous.compiled() : compile(ref, manifest, generation);
+        var tracked = new Tracked(ref, spec, generation, compiled, withConflict(ref, compiled),
+                ReadyCondition.observed(manifest));
         rules.put(ref.key(), tracked);
         writeIfLeader(tracked);
     }
 
+    /** The rule store's latest schema conflicts: the mutators they disable are not Ready, the others are again. */
+    synchronized void conflicts(Map<String, String> byKey) {
+        conflicts = byKey;
+        rules.replaceAll((key, t) -> new Tracked(t.ref(), t.spec(), t.generation(), t.compiled(),
+                withConflict(t.ref(), t.compiled()), t.observed()));
+        rules.values().forEach(this::writeIfLeader);
+    }
+
+    private ReadyCondition withConflict(RuleRef ref, ReadyCondition compiled) {
+        String why = conflicts.get(ref.key());
+        return why == null || !compiled.ready() ? compiled : ReadyCondition.conflict(why, compiled.observedGeneration());
+    }
+
     synchronized void remove(RuleRef ref) {
+        written.remove(ref.key());
         if (rules.remove(ref.key()) != null) {
             sink.remove(ref.key());
             LOG.log(System.Logger.Level.INFO, "rule {0} removed", ref);
@@ -116,10 +147,16 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
         if (!tracked.needsWrite() || !leader.getAsBoolean()) {
             return;
         }
+        Instant now = Instant.now(clock);
+        Written last = written.get(tracked.ref().key());
+        if (last != null && last.condition().equals(tracked.desired()) && now.isBefore(last.at().plus(REWRITE_AFTER))) {
+            return; // already on its way
+        }
         String since = tracked.observed()
                 .filter(o -> o.condition().ready() == tracked.desired().ready() && o.lastTransitionTime() != null)
                 .map(ReadyCondition.Observed::lastTransitionTime)
-                .orElseGet(() -> Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
+                .orElseGet(() -> now.truncatedTo(ChronoUnit.SECONDS).toString());
         status.write(tracked.ref(), tracked.desired(), since);
+        written.put(tracked.ref().key(), new Written(tracked.desired(), now));
     }
 }

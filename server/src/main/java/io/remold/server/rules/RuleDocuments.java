@@ -7,6 +7,9 @@ import io.remold.api.YamlJson;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.InvalidMutatorException;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.InvalidScriptException;
+import io.remold.scripting.ScriptRule;
+import io.remold.scripting.Scripts;
 import jakarta.json.JsonObject;
 
 import java.util.ArrayList;
@@ -14,7 +17,8 @@ import java.util.List;
 
 /**
  * Reads the rules of one YAML or JSON text, whatever their family: ModRules ({@code remold.io},
- * {@code api.kubemod.io}) and Gatekeeper mutators ({@code mutations.gatekeeper.sh}), each with the document it came
+ * {@code api.kubemod.io}), Gatekeeper mutators ({@code mutations.gatekeeper.sh}) and script rules
+ * ({@code momiji.com}), each with the document it came
  * from. Every problem is a {@link ModRuleException} naming source, document, field and line.
  */
 public final class RuleDocuments {
@@ -47,6 +51,14 @@ public final class RuleDocuments {
         }
     }
 
+    /** A script rule ({@code JsAdmission}, {@code ClusterJsAdmission}). */
+    public record ScriptEntry(int document, String prefix, ScriptRule rule) implements Entry {
+        @Override
+        public String id() {
+            return rule.id();
+        }
+    }
+
     public static List<Entry> read(String text, String source) {
         var out = new ArrayList<Entry>();
         List<YamlJson.Document> documents = YamlJson.documents(text, source);
@@ -57,6 +69,10 @@ public final class RuleDocuments {
                 out.add(new MutatorEntry(number, "", mutator(manifest, doc, number, source), manifest));
                 continue;
             }
+            if (doc.value() instanceof JsonObject manifest && Scripts.isScript(manifest)) {
+                out.add(new ScriptEntry(number, "", script(manifest, doc, number, source)));
+                continue;
+            }
             List<ModRule> rules = ModRules.fromDocument(doc, number, source);
             boolean list = doc.value() instanceof JsonObject o
                     && ("List".equals(o.getString("kind", "")) || "ModRuleList".equals(o.getString("kind", "")));
@@ -65,6 +81,15 @@ public final class RuleDocuments {
             }
         }
         return out;
+    }
+
+    private static ScriptRule script(JsonObject manifest, YamlJson.Document doc, int number, String source) {
+        try {
+            return Scripts.parse(manifest);
+        } catch (InvalidScriptException e) {
+            int[] at = doc.position(e.field());
+            throw new ModRuleException(source, number, e.field(), at[0], at[1], e.reason());
+        }
     }
 
     private static Mutator mutator(JsonObject manifest, YamlJson.Document doc, int number, String source) {

@@ -3,6 +3,10 @@ package io.remold.server.rules;
 import io.remold.api.ModRule;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.ScriptRule;
+
+import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Where rule sources (a folder, the cluster's informers) deliver ModRules and Gatekeeper mutators. Keys are stable per source object,
@@ -16,9 +20,21 @@ public interface RuleSink {
     /** Adds or replaces the Gatekeeper mutator under {@code key} (compiled: an invalid one never gets here). */
     void putMutator(String key, Mutator mutator);
 
+    /** Adds or replaces the script rule under {@code key} (compiled: an invalid one never gets here). */
+    default void putScript(String key, ScriptRule rule) {
+        throw new UnsupportedOperationException("this rule source takes no script rules: " + rule.id());
+    }
+
     /** Removes the rule or mutator under {@code key}, if any. */
     void remove(String key);
 
     /** The source has delivered its initial state: the server may report ready. */
     void synced();
+
+    /**
+     * Registers {@code listener} for the mutators that a schema conflict disables (key to Gatekeeper's reason): called
+     * after each engine build that changes that map. Sinks without mutator status ignore it.
+     */
+    default void onMutatorConflicts(Consumer<Map<String, String>> listener) {
+    }
 }

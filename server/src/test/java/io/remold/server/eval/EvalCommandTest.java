@@ -102,8 +102,9 @@ class EvalCommandTest {
             --rules r.yaml --resource p.yaml --operation PATCH | --operation expects CREATE, UPDATE or DELETE, got "PATCH" (argument 5)
             --rules r.yaml --resource p.yaml --operation CONNECT | --operation expects CREATE, UPDATE or DELETE, got "CONNECT" (argument 5)
             --rules r.yaml --resource p.yaml --output xml   | --output expects yaml, json or patch, got "xml" (argument 5)
-            --rules r.yaml --resource p.yaml --ref pod=x.yaml | --ref expects namespace=FILE or node=FILE, got "pod=x.yaml" (argument 5)
-            --rules r.yaml --resource p.yaml --ref namespace | --ref expects namespace=FILE or node=FILE, got "namespace" (argument 5)
+            --rules r.yaml --resource p.yaml --ref =x.yaml  | --ref expects NAME=FILE (namespace, node or a reference's name), got "=x.yaml" (argument 5)
+            --rules r.yaml --resource p.yaml --ref namespace | --ref expects NAME=FILE (namespace, node or a reference's name), got "namespace" (argument 5)
+            --rules r.yaml --resource p.yaml --ref s=a.yaml --ref s=b.yaml | --ref s given twice (argument 7)
             --rules r.yaml --resource p.yaml --ref node=a.yaml --ref node=b.yaml | --ref node given twice (argument 7)
             --rules r.yaml --resource p.yaml --explain=yes  | --explain takes no value (argument 5)
             --rules r.yaml --resource p.yaml --old o.yaml --operation CREATE | --old does not apply to CREATE
@@ -355,6 +356,29 @@ class EvalCommandTest {
         assertThat(err, containsString("Reject rules:"));
         assertThat(err, containsString("no-latest (tier 0): matched: rejects"));
         assertThat(err, containsString("operation rejected by the following ModRule(s): shop/no-latest"));
+    }
+
+    @Test
+    void explainShowsHowEachReferenceResolved() throws IOException {
+        Path example = ExamplesTest.EXAMPLES.resolve("references/team-settings");
+        Path settings = example.resolve("refs/settings.yaml");
+        Run run = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--ref", "settings=" + settings, "--explain");
+        assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
+        assertThat(run.err(), containsString("shop/team-cost-centre (tier 0): matched, applied"));
+        assertThat(run.err(), containsString("    reference settings: v1 ConfigMap shop/team-payments: found (--ref settings="
+                + settings + ")"));
+
+        Run missing = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--explain");
+        assertThat(missing.err(), containsString("shop/team-cost-centre (tier 0): not matched: reference settings: "
+                + "v1 ConfigMap shop/team-payments not found (no --ref settings=FILE) (onMissing: skip)"));
+
+        Path list = write("two.yaml", "apiVersion: v1\nkind: List\nitems: [{kind: ConfigMap}, {kind: ConfigMap}]\n");
+        Run two = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--ref", "settings=" + list);
+        assertThat(two.err(), containsString("rule shop/team-cost-centre failed: reference settings"));
+        assertThat(two.err(), containsString("names one object, the file has 2"));
     }
 
     @Test

@@ -24,7 +24,8 @@ import static org.hamcrest.Matchers.is;
 /**
  * Golden files: every folder of {@code examples/kubemod-readme} (a README rule rewritten for Remold), of
  * {@code examples/kubemod-compat} (the KubeMod original of such a rule, checked against its rewrite's files), of
- * {@code examples/gatekeeper} (Gatekeeper mutators, unchanged manifests) and of {@code examples/rules/cases}
+ * {@code examples/gatekeeper} (Gatekeeper mutators, unchanged manifests), of {@code examples/references} (rules
+ * with {@code spec.references}, answered by {@code refs/NAME.yaml}) and of {@code examples/rules/cases}
  * (inputs for the rule set of {@code examples/rules}) is evaluated with
  * {@link EvalCommand#run} and compared with its {@code expected.yaml} or {@code rejected.txt}.
  */
@@ -43,6 +44,11 @@ public class ExamplesTest {
             addIfPresent(args, "old.yaml", "--old", "");
             addIfPresent(args, "namespace.yaml", "--ref", "namespace=");
             addIfPresent(args, "node.yaml", "--ref", "node=");
+            // refs/NAME.yaml answers the rule's reference NAME
+            for (Path ref : regularFiles(files.resolve("refs"))) {
+                args.add("--ref");
+                args.add(ref.getFileName().toString().replaceFirst("[.]yaml$", "") + "=" + ref);
+            }
             return args;
         }
 
@@ -66,6 +72,9 @@ public class ExamplesTest {
         }
         for (Path dir : folders(EXAMPLES.resolve("gatekeeper"))) {
             out.add(new Example("gatekeeper/" + dir.getFileName(), dir.resolve("rule.yaml"), dir));
+        }
+        for (Path dir : folders(EXAMPLES.resolve("references"))) {
+            out.add(new Example("references/" + dir.getFileName(), dir.resolve("rule.yaml"), dir));
         }
         for (Path dir : folders(EXAMPLES.resolve("rules/cases"))) {
             out.add(new Example("rules/cases/" + dir.getFileName(), EXAMPLES.resolve("rules"), dir));
@@ -118,6 +127,17 @@ public class ExamplesTest {
             int exit = EvalCommand.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
             return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static List<Path> regularFiles(Path folder) {
+        if (!Files.isDirectory(folder)) {
+            return List.of();
+        }
+        try (Stream<Path> list = Files.list(folder)) {
+            return list.filter(Files::isRegularFile).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -14,7 +14,7 @@ import static org.hamcrest.Matchers.is;
 class ClusterCacheTest {
     private static String namespace(String name, String labels) {
         return "{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'" + name + "','labels':" + labels
-                + ",'managedFields':[{'manager':'kubectl'}]}}";
+                + "}}";
     }
 
     @ParameterizedTest(name = "{0} compat={1} -> ignored={2}")
@@ -54,10 +54,10 @@ class ClusterCacheTest {
     }
 
     @Test
-    void nodeManifestIsServedWithoutManagedFields() {
+    void nodeManifestIsServedWhole() {
         var cache = new ClusterCache(false);
         var node = object("{'apiVersion':'v1','kind':'Node','metadata':{'name':'node-1','labels':"
-                + "{'topology.kubernetes.io/zone':'z1'},'managedFields':[{'manager':'kubelet'}]},"
+                + "{'topology.kubernetes.io/zone':'z1'}},"
                 + "'status':{'nodeInfo':{'architecture':'amd64'}}}");
         cache.nodeHandler().onAdd(node);
 

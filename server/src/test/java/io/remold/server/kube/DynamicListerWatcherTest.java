@@ -11,6 +11,7 @@ import static io.remold.server.kube.FakeApiServer.ok;
 import static io.remold.server.kube.FakeApiServer.status;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -31,6 +32,25 @@ class DynamicListerWatcherTest {
             assertThat(list.getItems().stream().map(DynamicKubernetesObject::getApiVersion).toList(),
                     contains("v1", "v2"));
             assertThat(api.requests().getFirst().query(), is("resourceVersion=0&timeoutSeconds=30&watch=false"));
+        }
+    }
+
+    @Test
+    void listedItemsAreLetGoOnceTheReflectorWatches() throws IOException, ApiException {
+        try (var api = new FakeApiServer()) {
+            api.on("GET", "/api/v1/nodes", ok(("{'apiVersion':'v1','kind':'NodeList','metadata':"
+                    + "{'resourceVersion':'7'},'items':[{'metadata':{'name':'a'}}]}").replace('\'', '"')))
+                    .onWatch("/api/v1/nodes");
+            var lister = new DynamicListerWatcher("", "v1", "nodes", api.client(), api.client());
+
+            var list = lister.list(new CallGeneratorParams(false, "0", 30));
+            var items = list.getItems();
+            assertThat(items.stream().map(item -> item.getMetadata().getName()).toList(), contains("a"));
+            assertThat("the raw list keeps no items", list.getRaw().has("items"), is(false));
+
+            lister.watch(new CallGeneratorParams(true, "7", 30)).close();
+            assertThat(items, is(empty()));
+            assertThat(list.getMetadata().getResourceVersion(), is("7"));
         }
     }
 

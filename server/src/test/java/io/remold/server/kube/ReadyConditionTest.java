@@ -50,6 +50,19 @@ class ReadyConditionTest {
                 new ReadyCondition(false, "CompileError", "m", 3), "2026-01-02T03:04:05Z"))));
     }
 
+    /** Gatekeeper's own CRD prunes the conditions: the one in force is read back from byPod, with the error's type. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "{'enforced':true,'observedGeneration':2} | true | Compiled | mutator compiled",
+        "{'enforced':false,'observedGeneration':2,'errors':[{'type':'ErrConflictingSchema','message':'m'}]} | false | ErrConflictingSchema | m",
+        "{'enforced':false,'observedGeneration':2,'errors':[{'message':'m'}]} | false | CompileError | m",
+    })
+    void conditionIsReadFromByPodWithoutConditions(String pod, boolean ready, String reason, String message) {
+        var observed = ReadyCondition.observed(json("{'status':{'byPod':[" + pod + "]}}"));
+        assertThat(observed, is(Optional.of(new ReadyCondition.Observed(
+                new ReadyCondition(ready, reason, message, 2), null))));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "{}",

@@ -123,4 +123,26 @@ class RuleSourceTest {
         assertThat(sink.rules.keySet(), empty());
         assertThat(sink.removes, contains(KEY));
     }
+
+    /** A schema conflict reported by the rule store makes a compiled rule not Ready, Gatekeeper's way; its end undoes it. */
+    @Test
+    void schemaConflictsTurnTheConditionAndBack() {
+        source.onAdd(object(modRule("r", 1, PATCH_SPEC, null)));
+        source.conflicts(java.util.Map.of(KEY, "Assign/b wants a list at spec.containers"));
+        assertThat(writes.getLast().condition(), is(new ReadyCondition(false, "ErrConflictingSchema",
+                "disabled by a schema conflict: Assign/b wants a list at spec.containers", 1)));
+        source.conflicts(java.util.Map.of());
+        assertThat(writes.getLast().condition(), is(new ReadyCondition(true, "Compiled", "rule compiled", 1)));
+        assertThat(writes, hasSize(3));
+    }
+
+    /** Until our write comes back, the same rule delivered again (an event, the start-up catch-up) writes nothing. */
+    @Test
+    void aConditionOnItsWayIsNotWrittenTwice() {
+        var added = object(modRule("r", 1, PATCH_SPEC, null));
+        source.onAdd(added);
+        source.onUpdate(added, added);
+        source.writePending();
+        assertThat(writes, hasSize(1));
+    }
 }

@@ -1,0 +1,212 @@
+package io.remold.scripting;
+
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * The long-lived side of script rules: the threads and watchdog that run calls, each rule's state (kept across
+ * rule set changes while the rule's manifest stays the same) and the create/update/delete events of the kinds the
+ * scripts name. A new rule gets {@code jsa_init}, then a {@code jsa_created} for every object of its kinds that
+ * {@link #existing} knows; events arrive more than once (informers list again), so each rule remembers which objects
+ * it was told of. Thread-safe; events and rule set changes are handled one at a time.
+ */
+public final class ScriptHost implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Scripts.class.getName());
+
+    private static final int WARM_UP_FACTOR = 10;
+
+    private final ScriptLimits limits;
+    private final Calls calls;
+    private final Map<String, RuleRuntime> runtimes = new HashMap<>();
+    private volatile Function<String, Collection<JsonObject>> existing = resource -> List.of();
+    private JsonObject seed;
+
+    ScriptHost(ScriptLimits limits) {
+        this.limits = limits;
+        this.calls = new Calls(limits);
+    }
+
+    ScriptLimits limits() {
+        return limits;
+    }
+
+    /** Where a new rule's initial objects come from: the current objects of a resource (plural, as {@code pods}). */
+    public void existing(Function<String, Collection<JsonObject>> objects) {
+        this.existing = objects;
+    }
+
+    /** A state every new rule starts from, over what its {@code jsa_init} made ({@code eval --state}). */
+    public synchronized void seed(JsonObject state) {
+        this.seed = state;
+    }
+
+    /** The resources (plural) some script names in {@code kinds} and handles events of. */
+    public synchronized Set<String> watchedKinds() {
+        var out = new TreeSet<String>();
+        for (RuleRuntime r : runtimes.values()) {
+            if (r.rule.has(Signatures.CREATED) || r.rule.has(Signatures.UPDATED) || r.rule.has(Signatures.DELETED)) {
+                out.addAll(r.rule.kinds());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The engine stage of this rule set: rules whose manifest did not change keep their state, new ones are
+     * initialized now, removed ones are dropped. Namespaced rules run before cluster-wide ones, each in name order.
+     */
+    public synchronized ScriptStage stage(Collection<ScriptRule> rules) {
+        var next = new HashMap<String, RuleRuntime>();
+        for (ScriptRule rule : rules) {
+            RuleRuntime current = runtimes.get(rule.id());
+            next.put(rule.id(), current != null && current.rule.equals(rule) ? current : start(rule));
+        }
+        runtimes.forEach((id, runtime) -> {
+            if (next.get(id) != runtime) {
+                runtime.close();
+            }
+        });
+        runtimes.clear();
+        runtimes.putAll(next);
+        var ordered = new ArrayList<>(next.values());
+        ordered.sort(Comparator.<RuleRuntime>comparingInt(r -> r.rule.namespace() == null ? 1 : 0)
+                .thenComparing(r -> r.rule.name()).thenComparing(r -> r.rule.id()));
+        return new ScriptStage(this, List.copyOf(ordered));
+    }
+
+    /** The state of a rule now (JSON text), or null: for tests and {@code eval --explain}. */
+    public synchronized String state(String ruleId) {
+        RuleRuntime r = runtimes.get(ruleId);
+        return r == null ? null : r.state();
+    }
+
+    private RuleRuntime start(ScriptRule rule) {
+        var runtime = new RuleRuntime(rule, calls, limits);
+        try {
+            // Creating the first contexts is slow while the interpreter warms up: not within a request's deadline.
+            runtime.warm(System.nanoTime() + WARM_UP_FACTOR * limits.callDeadline().toNanos());
+            runtime.call(Signatures.INIT, null, null, null, deadline());
+        } catch (Calls.Failed | RuleRuntime.ScriptError e) {
+            LOG.warning(rule.id() + ": loading the script or jsa_init failed, the state starts empty: "
+                    + e.getMessage());
+        }
+        if (seed != null) {
+            var merged = jakarta.json.spi.JsonProvider.provider().createObjectBuilder(
+                    (JsonObject) io.remold.json.JsonTree.parse(runtime.state().getBytes(
+                            java.nio.charset.StandardCharsets.UTF_8)));
+            seed.forEach(merged::add);
+            runtime.seed(merged.build().toString());
+        }
+        for (String resource : rule.kinds()) {
+            for (JsonObject object : existing.apply(resource)) {
+                if (receives(rule, resource, object)) {
+                    created(runtime, object);
+                }
+            }
+        }
+        return runtime;
+    }
+
+    /** An object of {@code resource} (plural) was created (or listed). */
+    public synchronized void created(String resource, JsonObject object) {
+        for (RuleRuntime r : runtimes.values()) {
+            if (receives(r.rule, resource, object)) {
+                created(r, object);
+            }
+        }
+    }
+
+    /** An object of {@code resource} changed; a resync that changed nothing (same resourceVersion) is skipped. */
+    public synchronized void updated(String resource, JsonObject old, JsonObject object) {
+        if (old != null && resourceVersion(old) != null && resourceVersion(old).equals(resourceVersion(object))) {
+            return;
+        }
+        for (RuleRuntime r : runtimes.values()) {
+            if (!receives(r.rule, resource, object)) {
+                continue;
+            }
+            if (r.known.add(key(object))) {
+                event(r, Signatures.CREATED, object, null); // its creation was missed
+            } else {
+                event(r, Signatures.UPDATED, object, old);
+            }
+        }
+    }
+
+    /** An object of {@code resource} was deleted. */
+    public synchronized void deleted(String resource, JsonObject object) {
+        for (RuleRuntime r : runtimes.values()) {
+            if (receives(r.rule, resource, object) && r.known.remove(key(object))) {
+                event(r, Signatures.DELETED, object, null);
+            }
+        }
+    }
+
+    /**
+     * Whether a rule is told of an object of {@code resource}: one of its kinds and, for a namespaced rule, in its
+     * namespace (a tenant's script never learns of another namespace's objects).
+     */
+    private static boolean receives(ScriptRule rule, String resource, JsonObject object) {
+        if (!rule.kinds().contains(resource)) {
+            return false;
+        }
+        return rule.namespace() == null || rule.kind().equals(Scripts.CLUSTER)
+                || object.get("metadata") instanceof JsonObject m && m.get("namespace") instanceof JsonString ns
+                && ns.getString().equals(rule.namespace());
+    }
+
+    private void created(RuleRuntime r, JsonObject object) {
+        if (r.known.add(key(object))) {
+            event(r, Signatures.CREATED, object, null);
+        }
+    }
+
+    private void event(RuleRuntime r, String function, JsonObject object, JsonObject old) {
+        try {
+            r.call(function, null, object, old, deadline());
+        } catch (Calls.Failed | RuleRuntime.ScriptError e) {
+            LOG.warning(r.rule.id() + ": " + function + " failed for " + key(object) + ", the state is unchanged: "
+                    + e.getMessage());
+        }
+    }
+
+    long deadline() {
+        return System.nanoTime() + limits.callDeadline().toNanos();
+    }
+
+    private static String key(JsonObject object) {
+        JsonValue metadata = object.get("metadata");
+        if (metadata instanceof JsonObject m) {
+            if (m.get("uid") instanceof JsonString uid && !uid.getString().isEmpty()) {
+                return uid.getString();
+            }
+            return (m.get("namespace") instanceof JsonString ns ? ns.getString() : "") + "/"
+                    + (m.get("name") instanceof JsonString n ? n.getString() : "");
+        }
+        return "/";
+    }
+
+    private static String resourceVersion(JsonObject object) {
+        return object.get("metadata") instanceof JsonObject m && m.get("resourceVersion") instanceof JsonString rv
+                ? rv.getString() : null;
+    }
+
+    @Override
+    public synchronized void close() {
+        runtimes.values().forEach(RuleRuntime::close);
+        runtimes.clear();
+        calls.close();
+    }
+}

@@ -1,0 +1,26 @@
+package io.remold.scripting;
+
+import java.time.Duration;
+
+/**
+ * The sandbox's bounds. {@code callDeadline}: one function call, from its submission (queueing included);
+ * {@code requestBudget}: all the script calls of one admission request together, well inside the webhook timeout
+ * (5 s in the installer's bundle); {@code statements}: JavaScript statements one call may run; {@code allocatedBytes}: bytes one
+ * call may allocate (sampled on the thread that runs it); {@code threads}: calls running at once, the rest wait
+ * within their deadline.
+ */
+public record ScriptLimits(Duration callDeadline, Duration requestBudget, long statements, long allocatedBytes,
+                           int threads) {
+    /** 1 s per call and 3 s per request, 10 million statements and 64 MiB per call, one thread per core. */
+    public static ScriptLimits defaults() {
+        return new ScriptLimits(Duration.ofSeconds(1), Duration.ofSeconds(3), 10_000_000L, 64L << 20,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    public ScriptLimits {
+        if (callDeadline.isNegative() || callDeadline.isZero() || requestBudget.isNegative() || statements < 1
+                || allocatedBytes < 1 || threads < 1) {
+            throw new IllegalArgumentException("script limits must be positive");
+        }
+    }
+}

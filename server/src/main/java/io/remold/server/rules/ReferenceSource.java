@@ -1,0 +1,22 @@
+package io.remold.server.rules;
+
+import io.remold.engine.ReferenceResolver;
+
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The references of the rules in force: answers look-ups from caches, and is told which kinds the current rules
+ * reference (as {@code apiVersion kind}), so that it caches exactly those.
+ */
+public interface ReferenceSource extends ReferenceResolver {
+    /** Called after each rule snapshot with every kind its rules reference; starts and stops caches to match. */
+    void use(Set<String> kinds);
+
+    /**
+     * Why a rule ({@code clusterWide}: in the system namespace) may not reference {@code apiVersion kind}, when that is
+     * known without asking the API server (so that the rule is refused at admission); empty when it may, or when only
+     * evaluation can tell.
+     */
+    Optional<String> refusal(String apiVersion, String kind, boolean clusterWide);
+}
