@@ -20,6 +20,7 @@ COPY jsonpath/pom.xml jsonpath/
 COPY templating/pom.xml templating/
 COPY engine/pom.xml engine/
 COPY gatekeeper/pom.xml gatekeeper/
+COPY scripting/pom.xml scripting/
 COPY server/pom.xml server/
 COPY certgen/pom.xml certgen/
 COPY installer/pom.xml installer/

@@ -91,7 +91,9 @@ public final class YamlJson {
             String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
             throw new ModRuleException(source, index + 1, "", m == null ? 0 : m.getLine() + 1,
                     m == null ? 0 : m.getColumn() + 1, "invalid YAML: " + problem);
-        } catch (YAMLException e) {
+        } catch (YAMLException | IllegalArgumentException e) {
+            // SnakeYAML also throws IllegalArgumentException for some malformed input (a tag with surrounding
+            // spaces, found by fuzzing): bad input all the same.
             throw new ModRuleException(source, index + 1, "", 0, 0, "invalid YAML: " + e.getMessage());
         }
         return out;

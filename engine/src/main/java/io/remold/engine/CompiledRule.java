@@ -1,5 +1,6 @@
 package io.remold.engine;
 
+import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.remold.api.AdmissionOperation;
@@ -34,12 +35,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
 
 /** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
 final class CompiledRule {
-    private static final java.util.regex.Pattern SIMPLE_STEP =
-            java.util.regex.Pattern.compile("\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\"([^\"\\\\]*)\"\\]|\\['([^'\\\\]*)'\\]");
+    private static final Pattern SIMPLE_STEP =
+            Pattern.compile("\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\"([^\"\\\\]*)\"\\]|\\['([^'\\\\]*)'\\]");
 
     /**
      * Compiled rules (or their problems) by source rule: the server compiles a rule to validate it and then builds
@@ -81,13 +81,11 @@ final class CompiledRule {
             } else {
                 try {
                     results = select.select(object);
-                } catch (JsonPathEvaluationException e) {
-                    if (e.exceedsLimit()) {
-                        throw e; // not "nothing selected": the rule cannot be decided (Engine fails it)
+                } catch (RuntimeException e) {
+                    if (e instanceof JsonPathEvaluationException bound && bound.exceedsLimit()) {
+                        throw bound; // not "nothing selected": the rule cannot be decided (Engine fails it)
                     }
                     // KubeMod: a query that fails (index out of range, type error) selects nothing.
-                    return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
-                } catch (RuntimeException e) {
                     return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
                 }
                 single = results.size() == 1 && results.getFirst().captures().isEmpty()
@@ -302,8 +300,11 @@ final class CompiledRule {
         return new CompiledRule(rule, target, List.copyOf(match), List.copyOf(steps), reject, references);
     }
 
-    /** A root step that is not a plain member ({@code $.*}, {@code $[...]}) may reach syntheticRefs. */
-    private static final java.util.regex.Pattern ROOT_WILDCARD = java.util.regex.Pattern.compile("\\$\\s*(\\.\\s*\\*|\\[)");
+    /**
+     * A root step that is not a plain member ({@code $.*}, {@code $[...]}) may reach syntheticRefs. RE2's \s lacks
+     * the vertical tab that java.util.regex's has, hence the class.
+     */
+    private static final Pattern ROOT_WILDCARD = Pattern.compile("\\$[\\s\\x0B]*(\\.[\\s\\x0B]*\\*|\\[)");
 
     /**
      * Whether a query may see the rule's references: it names syntheticRefs, descends, or takes a wildcard step at
@@ -311,7 +312,8 @@ final class CompiledRule {
      * look-ups of objects it does not concern (and a Reject rule's onMissing: fail only rejects what it matches).
      */
     static boolean mayReadReferences(String select) {
-        return select.contains(Engine.SYNTHETIC_REFS) || select.contains("..") || ROOT_WILDCARD.matcher(select).find();
+        return select.contains(TemplateContext.SYNTHETIC_REFS) || select.contains("..")
+                || ROOT_WILDCARD.matcher(select).find();
     }
 
     /** Field combinations the schema cannot express. */
@@ -347,7 +349,13 @@ final class CompiledRule {
      * by key, {@code [key=value]}.
      */
     private static void checkPointer(String path, String field, List<RuleCompilation.Problem> problems) {
-        if (!path.startsWith("/")) {
+        List<String> tokens;
+        try {
+            tokens = JsonPatcher.tokens(path);
+        } catch (JsonPatcher.PatchException e) {
+            tokens = List.of();
+        }
+        if (tokens.isEmpty()) { // no leading /, or "" (the whole document)
             problems.add(new RuleCompilation.Problem(field, 0, "a JSON Pointer must start with /"));
             return;
         }
@@ -357,15 +365,14 @@ final class CompiledRule {
                 return;
             }
         }
-        for (int start = 1; start <= path.length(); ) {
-            int end = path.indexOf('/', start);
-            end = end < 0 ? path.length() : end;
-            String problem = KeyedStep.problem(path.substring(start, end).replace("~1", "/").replace("~0", "~"));
+        int start = 1;
+        for (String token : tokens) {
+            String problem = KeyedStep.problem(token);
             if (problem != null) {
                 problems.add(new RuleCompilation.Problem(field, start, problem));
                 return;
             }
-            start = end + 1;
+            start += JsonPatcher.escape(token).length() + 1; // the token as written
         }
     }
 

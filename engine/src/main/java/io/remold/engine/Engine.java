@@ -20,12 +20,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import static io.remold.templating.TemplateContext.SYNTHETIC_REFS;
+
 /**
  * An immutable snapshot of compiled ModRules that decides admission requests the way KubeMod does: Patch rules
  * tier by tier ({@link #mutate}), Reject rules against the final object ({@link #validate}). Thread-safe.
  */
 public final class Engine {
-    static final String SYNTHETIC_REFS = "syntheticRefs";
     static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
     private final String systemNamespace;
@@ -47,16 +48,12 @@ public final class Engine {
         var compiled = new ArrayList<CompiledRule>();
         var failed = new ArrayList<RuleCompilation>();
         for (ModRule rule : b.rules.values()) {
-            try {
-                CompiledRule compiledRule = CompiledRule.compile(rule);
-                var misplaced = RuleReferences.scopeProblems(rule, clusterWide(rule, systemNamespace));
-                if (misplaced.isEmpty()) {
-                    compiled.add(compiledRule);
-                } else {
-                    failed.add(new RuleCompilation(rule.id(), misplaced));
-                }
-            } catch (CompiledRule.Invalid e) {
-                failed.add(new RuleCompilation(rule.id(), e.problems));
+            var problems = new ArrayList<RuleCompilation.Problem>();
+            CompiledRule compiledRule = compile(rule, systemNamespace, problems);
+            if (compiledRule != null) {
+                compiled.add(compiledRule);
+            } else {
+                failed.add(new RuleCompilation(rule.id(), problems));
             }
         }
         compiled.sort(Comparator.<CompiledRule>comparingInt(r -> r.tier)
@@ -71,16 +68,19 @@ public final class Engine {
     }
 
     private boolean isSystem(CompiledRule rule) {
-        return Objects.equals(rule.namespace, rule.kubemod ? kubemodSystemNamespace : systemNamespace);
+        return Objects.equals(rule.namespace, systemNamespaceOf(rule));
     }
 
-    /** Whether a rule reads like a cluster-wide one: in the system namespace of its flavour, or from a file without one. */
-    private static boolean clusterWide(ModRule rule, String systemNamespace) {
-        return rule.namespace() == null || rule.namespace().equals(systemNamespace);
+    private String systemNamespaceOf(CompiledRule rule) {
+        return rule.kubemod ? kubemodSystemNamespace : systemNamespace;
     }
 
-    private boolean clusterWide(CompiledRule rule) {
-        return rule.namespace == null || isSystem(rule);
+    /**
+     * Whether a rule in {@code namespace} reads like a cluster-wide one: in the system namespace, or from a file
+     * without one. Such a rule may read references of any namespace.
+     */
+    public static boolean clusterWide(String namespace, String systemNamespace) {
+        return namespace == null || namespace.equals(systemNamespace);
     }
 
     public static Builder builder() {
@@ -102,14 +102,24 @@ public final class Engine {
      * place forbids (a namespaced rule's references naming another namespace).
      */
     public static RuleCompilation compile(ModRule rule, String systemNamespace) {
-        RuleCompilation compiled = compile(rule);
-        var misplaced = RuleReferences.scopeProblems(rule, clusterWide(rule, systemNamespace));
-        if (misplaced.isEmpty()) {
-            return compiled;
+        var problems = new ArrayList<RuleCompilation.Problem>();
+        compile(rule, systemNamespace, problems);
+        return new RuleCompilation(rule.id(), problems);
+    }
+
+    /**
+     * The rule compiled for a server with this system namespace, or null after adding its problems to
+     * {@code problems}.
+     */
+    private static CompiledRule compile(ModRule rule, String systemNamespace, List<RuleCompilation.Problem> problems) {
+        CompiledRule compiled = null;
+        try {
+            compiled = CompiledRule.compile(rule);
+        } catch (CompiledRule.Invalid e) {
+            problems.addAll(e.problems);
         }
-        var all = new ArrayList<>(compiled.errors());
-        all.addAll(misplaced);
-        return new RuleCompilation(rule.id(), all);
+        problems.addAll(RuleReferences.scopeProblems(rule, clusterWide(rule.namespace(), systemNamespace)));
+        return problems.isEmpty() ? compiled : null;
     }
 
     /** Rules that compiled and take part in decisions. */
@@ -192,7 +202,7 @@ public final class Engine {
                             failed.error(), failed.explained()));
                     continue;
                 }
-                JsonValue ruleInput = ((RuleReferences.Bound) binding).object();
+                JsonValue ruleInput = input(binding, tierInput);
                 try {
                     List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request);
                     current = JsonPatcher.apply(current, ops);
@@ -235,17 +245,21 @@ public final class Engine {
                 result = withLastApplied(result, lastApplied);
             }
         }
-        var rejections = new ArrayList<Rejection>();
+        List<Rejection> rejections = null;
         for (MutationStage stage : stages) {
             if (result instanceof JsonObject o && stage.ruleCount() > 0) {
+                if (rejections == null) {
+                    rejections = new ArrayList<>(); // only a stage that runs may refuse the request
+                }
                 result = stage.mutate(o, request, outcomes, rejections);
             }
         }
+        List<Rejection> refused = rejections == null ? List.of() : rejections;
         if (result == original) {
-            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, rejections, outcomes);
+            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, refused, outcomes);
         }
         JsonArray patch = JsonDiff.toJson(JsonDiff.diff(original, result));
-        return new Decision(result, patch, rejections, outcomes);
+        return new Decision(result, patch, refused, outcomes);
     }
 
     /** Runs the Reject rules against the request's object (the final one, after mutation). */
@@ -279,7 +293,7 @@ public final class Engine {
                     error = failed.error();
                 } else {
                     try {
-                        message = rule.rejectMessage(((RuleReferences.Bound) binding).object(), request);
+                        message = rule.rejectMessage(input(binding, current), request);
                     } catch (RuntimeException e) {
                         // KubeMod still rejects, without a message.
                         error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
@@ -300,8 +314,9 @@ public final class Engine {
 
     /**
      * Operation filter, match items and references; records why not when explaining. Null when the rule does not
-     * apply; else the object with the rule's references bound, or why a reference failed. Match items that cannot
-     * see the references run first, so that a rule looks its references up only for objects it may concern.
+     * apply; else the object with the rule's references bound ({@link #UNBOUND} without any), or why a reference
+     * failed. Match items that cannot see the references run first, so that a rule looks its references up only
+     * for objects it may concern.
      */
     private RuleReferences.Binding applies(CompiledRule rule, JsonValue object, AdmissionRequest request,
                                            List<RuleOutcome> outcomes) {
@@ -316,10 +331,10 @@ public final class Engine {
             return null;
         }
         if (rule.references.isEmpty()) {
-            return new RuleReferences.Bound(object, List.of());
+            return UNBOUND;
         }
-        RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace, clusterWide(rule), object,
-                request, resolver);
+        RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace,
+                clusterWide(rule.namespace, systemNamespaceOf(rule)), object, request, resolver);
         return switch (binding) {
             case RuleReferences.Skipped skipped -> {
                 if (request.explain()) {
@@ -332,6 +347,14 @@ public final class Engine {
             case RuleReferences.Bound bound ->
                     matches(rule, bound.object(), true, request, outcomes, bound.explained()) ? bound : null;
         };
+    }
+
+    /** What {@link #applies} answers for a rule without references: it runs on its input as it is. */
+    private static final RuleReferences.Bound UNBOUND = new RuleReferences.Bound(null, List.of());
+
+    /** The object a rule that applies runs on: its input, with the rule's references bound when it has any. */
+    private static JsonValue input(RuleReferences.Binding binding, JsonValue input) {
+        return binding == UNBOUND ? input : ((RuleReferences.Bound) binding).object();
     }
 
     /** The match items that may ({@code readingReferences}) or cannot see the references; false at the first failure. */

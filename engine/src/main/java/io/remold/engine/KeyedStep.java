@@ -19,14 +19,23 @@ import java.util.regex.Pattern;
 record KeyedStep(String key, JsonValue value) {
     private static final Pattern NUMBER = Pattern.compile("-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?");
 
-    /** The step a pointer token stands for, or null when the token is not {@code [key=value]}. */
-    static KeyedStep parse(String token) {
+    /**
+     * The step a pointer token stands for, or null when the token is not {@code [key=value]}. A quoted value that is
+     * not a JSON string (possible only through a {@code #N} capture: rule admission refuses the others) fails the
+     * operation.
+     */
+    static KeyedStep parse(String token) throws JsonPatcher.PatchException {
         int equals = token.indexOf('=');
         if (token.length() < 4 || token.charAt(0) != '[' || token.charAt(token.length() - 1) != ']' || equals < 2) {
             return null;
         }
         String text = token.substring(equals + 1, token.length() - 1);
-        return new KeyedStep(token.substring(1, equals), value(text));
+        try {
+            return new KeyedStep(token.substring(1, equals), value(text));
+        } catch (RuntimeException e) {
+            throw new JsonPatcher.PatchException("the key value " + text + " of " + token
+                    + " is not a valid JSON string");
+        }
     }
 
     /** Why a token that looks like a keyed step ({@code [...]}) is not one, or null when it is fine. */
@@ -34,21 +43,27 @@ record KeyedStep(String key, JsonValue value) {
         if (token.length() < 2 || token.charAt(0) != '[' || token.charAt(token.length() - 1) != ']') {
             return null;
         }
-        if (parse(token) == null) {
+        int equals = token.indexOf('=');
+        if (token.length() < 4 || equals < 2) {
             return "a list step by key is [key=value], with a key before the =";
         }
-        String text = token.substring(token.indexOf('=') + 1, token.length() - 1);
-        if (text.startsWith("\"") && !text.contains("#")) {
-            try {
-                if (text.length() < 2 || !text.endsWith("\"")) {
-                    throw new IllegalArgumentException(text);
-                }
-                value(text);
-            } catch (RuntimeException e) {
-                return "the key value " + text + " is not a valid JSON string";
-            }
+        String text = token.substring(equals + 1, token.length() - 1);
+        if (text.startsWith("\"") && !text.contains("#") && !isJsonString(text)) {
+            return "the key value " + text + " is not a valid JSON string";
         }
         return null;
+    }
+
+    private static boolean isJsonString(String text) {
+        if (text.length() < 2 || !text.endsWith("\"")) {
+            return false;
+        }
+        try {
+            value(text);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static JsonValue value(String text) {

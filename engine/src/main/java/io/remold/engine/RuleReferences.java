@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import static io.remold.templating.TemplateContext.SYNTHETIC_REFS;
+
 /**
  * The compiled {@code spec.references} of one rule, and their binding for one request: each resolved object (or list)
  * goes under {@code syntheticRefs.NAME} of the object the rule's remaining match items and templates see.
@@ -131,7 +133,7 @@ final class RuleReferences {
     Binding bind(String rule, String ruleNamespace, boolean clusterWide, JsonValue object, AdmissionRequest request,
                  ReferenceResolver resolver) {
         var explained = new ArrayList<String>(compiled.size());
-        JsonObject refs = object instanceof JsonObject o && o.get(Engine.SYNTHETIC_REFS) instanceof JsonObject r
+        JsonObject refs = object instanceof JsonObject o && o.get(SYNTHETIC_REFS) instanceof JsonObject r
                 ? r : JsonValue.EMPTY_JSON_OBJECT;
         var context = new TemplateContext(object, request.namespace(), null, List.of(), request.operation().name(),
                 request.oldObject());
@@ -185,7 +187,7 @@ final class RuleReferences {
             }
             refs = JsonTree.with(refs, ref.name(), value);
         }
-        JsonValue bound = object instanceof JsonObject o ? JsonTree.with(o, Engine.SYNTHETIC_REFS, refs) : object;
+        JsonValue bound = object instanceof JsonObject o ? JsonTree.with(o, SYNTHETIC_REFS, refs) : object;
         return new Bound(bound, explained);
     }
 

@@ -36,7 +36,9 @@ class CompileTest {
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: /a/#0, value: x}]} | spec.patch[0].path | 3 | #0 needs a select
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: '/a/[=x]/b', value: x}]} | spec.patch[0].path | 3 | a list step by key is [key=value]
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: '/a/[name]/b', value: x}]} | spec.patch[0].path | 3 | a list step by key is [key=value]
+            {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: '/a~1b/[=x]', value: x}]} | spec.patch[0].path | 6 | a list step by key is [key=value]
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: '/a/[n="x]/b', value: x}]} | spec.patch[0].path | 3 | the key value "x is not a valid JSON string
+            {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, path: '/a/[n="\\q"]/b', value: x}]} | spec.patch[0].path | 3 | is not a valid JSON string
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: remove, path: /a, value: '{{'}]} | spec.patch[0].value | -1 |
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, select: '$.a[*]', path: '/a/#0/#1', value: x}]} | spec.patch[0].path | 6 | #1 is beyond the 1 wildcard
             {type: Patch, match: [{select: '$.kind'}], patch: [{op: add, select: ' ', path: /a/#0, value: x}]} | spec.patch[0].path | 3 | #0 needs a select

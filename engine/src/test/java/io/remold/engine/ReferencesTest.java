@@ -270,6 +270,8 @@ class ReferencesTest {
         assertThat(CompiledRule.mayReadReferences("$.*.x"), is(true));
         assertThat(CompiledRule.mayReadReferences("$['syntheticRefs']"), is(true));
         assertThat(CompiledRule.mayReadReferences("$..image"), is(true));
+        assertThat(CompiledRule.mayReadReferences("$ .\u000B* .x"), is(true));
+        assertThat(CompiledRule.mayReadReferences("$\t[0]"), is(true));
         assertThat(engine(CLUSTER, rule).validate(request("shop", DEPLOYMENT)).outcomes().getFirst().references(),
                 hasItem("settings: v1 ConfigMap shop/blue-settings: found (fake)"));
     }

@@ -32,7 +32,7 @@ public final class Gatekeeper {
     /** The versions Gatekeeper serves its mutators in; they differ only in name. */
     public static final List<String> VERSIONS = List.of("v1", "v1beta1", "v1alpha1");
     /** How outcomes name a failure of the whole stage (Gatekeeper fails a request's mutation as a whole). */
-    static final String SYSTEM = "gatekeeper-mutation";
+    public static final String SYSTEM = "gatekeeper-mutation";
     private static final JsonProvider JSON = JsonProvider.provider();
 
     private Gatekeeper() {

@@ -56,8 +56,6 @@ final class Evaluator {
     private final String expression;
     private final JsonValue root;
     private int visited;
-    /** Set when a bound above stopped the evaluation: filters then pass the error on instead of dropping an element. */
-    private boolean bounded;
 
     Evaluator(String expression, JsonValue root) {
         this.expression = expression;
@@ -190,8 +188,8 @@ final class Evaluator {
             JsonValue verdict = eval(filter, element);
             return verdict != null && verdict.getValueType() == JsonValue.ValueType.TRUE;
         } catch (JsonPathEvaluationException e) {
-            if (bounded) {
-                throw e;
+            if (e.exceedsLimit()) {
+                throw e; // a bound stops the whole evaluation instead of dropping an element
             }
             return false;
         }
@@ -468,7 +466,6 @@ final class Evaluator {
 
     /** A resource bound was reached: the whole evaluation stops, even inside a filter. */
     private JsonPathEvaluationException limit(String message, int position) {
-        bounded = true;
         return new JsonPathEvaluationException(message, expression, position, true);
     }
 }

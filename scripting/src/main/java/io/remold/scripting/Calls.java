@@ -7,18 +7,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.Executors;
 
 /**
  * Runs script calls on a few platform threads of their own, under a watchdog. The caller (a request's virtual
  * thread, an informer's thread) waits at most until the call's deadline; the watchdog cancels the call's context at
  * the deadline, or as soon as the thread running it has allocated more than the bound since the call began
  * (sampled every {@value #TICK_MILLIS} ms through {@link com.sun.management.ThreadMXBean}: GraalJS community
- * edition has no heap limit per context). Calls never run on the caller's thread, so a request without scripts
+ * edition has no heap limit per context). The watchdog ticks only while calls run: an idle host costs no CPU. Calls never run on the caller's thread, so a request without scripts
  * never waits for one, and at most {@code threads} calls run at once.
  */
 final class Calls implements AutoCloseable {
@@ -70,16 +70,19 @@ final class Calls implements AutoCloseable {
 
     private final ScriptLimits limits;
     private final ThreadPoolExecutor pool;
-    private final ScheduledExecutorService watchdog;
+    private final ScheduledThreadPoolExecutor watchdog;
+    /** The calls running: changed under {@code this}, with {@link #ticking}; read by the watchdog without it. */
     private final Set<Running> running = ConcurrentHashMap.newKeySet();
+    /** The watchdog's ticks while some call runs, else null. */
+    private ScheduledFuture<?> ticking;
 
     Calls(ScriptLimits limits) {
         this.limits = limits;
         this.pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(1024), Thread.ofPlatform().daemon().name("remold-script-", 0).factory());
-        this.watchdog = Executors.newSingleThreadScheduledExecutor(
+        this.watchdog = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().daemon().name("remold-script-watchdog").factory());
-        watchdog.scheduleWithFixedDelay(this::check, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        watchdog.setRemoveOnCancelPolicy(true); // ticks start and stop with every burst of calls
     }
 
     /**
@@ -94,18 +97,18 @@ final class Calls implements AutoCloseable {
             future = pool.submit(() -> {
                 call.thread = Thread.currentThread();
                 call.startBytes = THREADS.getCurrentThreadAllocatedBytes();
-                running.add(call);
+                started(call);
                 try {
                     if (System.nanoTime() - call.deadlineNanos >= 0) {
                         throw new Failed("waited past its deadline for a script thread");
                     }
                     return body.run(call);
                 } finally {
-                    running.remove(call);
+                    finished(call);
                 }
             });
         } catch (RejectedExecutionException e) {
-            throw new Failed("too many script calls waiting");
+            throw new Failed(pool.isShutdown() ? "the script host is closed" : "too many script calls waiting");
         }
         try {
             long wait = deadlineNanos - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(UNWIND_MILLIS);
@@ -128,6 +131,32 @@ final class Calls implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** Watches {@code call}, starting the ticks if it is the only one. */
+    private synchronized void started(Running call) throws Failed {
+        running.add(call);
+        if (ticking == null) {
+            try {
+                ticking = watchdog.scheduleWithFixedDelay(this::check, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                running.remove(call);
+                throw new Failed("the script host is closed");
+            }
+        }
+    }
+
+    /** Stops watching {@code call}, and stops the ticks if it was the last one. */
+    private synchronized void finished(Running call) {
+        if (running.remove(call) && running.isEmpty() && ticking != null) {
+            ticking.cancel(false);
+            ticking = null;
+        }
+    }
+
+    /** Whether the watchdog is idle: no call runs and no tick is scheduled (for tests). */
+    synchronized boolean idle() {
+        return running.isEmpty() && ticking == null && watchdog.getQueue().isEmpty();
     }
 
     private static String exceeded(Running call, String otherwise) {

@@ -9,8 +9,10 @@ import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
@@ -41,9 +43,46 @@ final class RuleRuntime {
     private final ScriptLimits limits;
     private final ConcurrentLinkedDeque<Pooled> idle = new ConcurrentLinkedDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
+    /** By managed function the script declares. */
+    private final Map<String, Shape> shapes = new HashMap<>();
     private volatile String state = "{}";
+    /** Set when the rule left the rule set: a call still running then closes its sandbox instead of pooling it. */
+    private volatile boolean closed;
     /** The objects whose creation the script was told of (uid, else namespace/name): events arrive more than once. */
     final Set<String> known = new HashSet<>();
+
+    /**
+     * What a managed function takes, worked out once: its index in {@link #FUNCTIONS}, its parameters as the
+     * invoker splits them, and which values it names (only those are serialised for a call).
+     */
+    private record Shape(int index, String params, boolean sync, boolean state, boolean obj, boolean old) {
+        static Shape of(String function, List<String> params) {
+            return new Shape(indexOf(function), String.join(",", params),
+                    params.contains("sync") || function.equals(Signatures.INIT), params.contains("state"),
+                    params.contains("obj"), params.contains("old"));
+        }
+    }
+
+    /**
+     * A JSON value's text, made when a call first needs it and reused by the calls after: one request's rules share
+     * the object's. Not thread-safe (one request's or one event's calls run one after another).
+     */
+    static final class JsonText {
+        static final JsonText NONE = new JsonText(null);
+        private final JsonValue value;
+        private String text;
+
+        JsonText(JsonValue value) {
+            this.value = value;
+        }
+
+        String text() {
+            if (text == null && value != null) {
+                text = value.toString();
+            }
+            return text;
+        }
+    }
 
     private static final class Pooled {
         Sandbox sandbox;
@@ -56,6 +95,7 @@ final class RuleRuntime {
         this.source = Source.newBuilder(Sandbox.LANGUAGE, rule.js(), rule.id() + ".js").cached(true).buildLiteral();
         this.calls = calls;
         this.limits = limits;
+        rule.functions().forEach((function, params) -> shapes.put(function, Shape.of(function, params)));
     }
 
     String state() {
@@ -76,17 +116,15 @@ final class RuleRuntime {
      * function names {@code sync} (or always, for jsa_init), under this rule's lock. Throws {@link Calls.Failed} or
      * {@link ScriptError} with why.
      */
-    Returned call(String function, String op, JsonValue obj, JsonValue old, long deadlineNanos)
+    Returned call(String function, String op, JsonText obj, JsonText old, long deadlineNanos)
             throws Calls.Failed, ScriptError {
-        List<String> params = rule.functions().get(function);
-        if (params == null) {
+        Shape shape = shapes.get(function);
+        if (shape == null) {
             return null;
         }
-        boolean sync = params.contains("sync") || function.equals(Signatures.INIT);
-        boolean wantsState = params.contains("state");
-        int index = indexOf(function);
-        String objText = obj == null ? null : obj.toString();
-        String oldText = old == null ? null : old.toString();
+        boolean sync = shape.sync();
+        String objText = shape.obj() ? obj.text() : null;
+        String oldText = shape.old() ? old.text() : null;
         if (sync) {
             try {
                 if (!lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -98,10 +136,10 @@ final class RuleRuntime {
             }
         }
         try {
-            String stateText = wantsState ? state : null;
-            String out = run(index, String.join(",", params), op, objText, oldText, stateText, sync, deadlineNanos);
+            String stateText = shape.state() ? state : null;
+            String out = run(shape.index(), shape.params(), op, objText, oldText, stateText, sync, deadlineNanos);
             JsonArray pair = (JsonArray) JsonTree.parse(out.getBytes(StandardCharsets.UTF_8));
-            if (sync && wantsState && pair.get(1) instanceof JsonObject next) {
+            if (sync && shape.state() && pair.get(1) instanceof JsonObject next) {
                 state = next.toString();
             }
             return new Returned(pair.get(0));
@@ -152,8 +190,11 @@ final class RuleRuntime {
         } finally {
             Pooled p = used[0];
             if (p != null && p.sandbox != null) {
-                if (ok && ++p.calls < CALLS_PER_SANDBOX && idle.size() < IDLE_SANDBOXES) {
+                if (ok && !closed && ++p.calls < CALLS_PER_SANDBOX && idle.size() < IDLE_SANDBOXES) {
                     idle.addFirst(p);
+                    if (closed) {
+                        closeIdle(); // closed meanwhile: close() may have emptied the pool before this was added
+                    }
                 } else {
                     p.sandbox.close();
                 }
@@ -178,8 +219,21 @@ final class RuleRuntime {
         throw new IllegalArgumentException(function);
     }
 
-    /** Closes the idle sandboxes (the rule left the rule set). */
+    /**
+     * The rule left the rule set: closes the idle sandboxes, and those of calls still running (the previous stage
+     * may still serve requests) once they end.
+     */
     void close() {
+        closed = true;
+        closeIdle();
+    }
+
+    /** How many sandboxes wait for a call (for tests). */
+    int idleSandboxes() {
+        return idle.size();
+    }
+
+    private void closeIdle() {
         Pooled p;
         while ((p = idle.pollFirst()) != null) {
             p.sandbox.close();

@@ -81,7 +81,7 @@ public final class ScriptHost implements AutoCloseable {
         runtimes.clear();
         runtimes.putAll(next);
         var ordered = new ArrayList<>(next.values());
-        ordered.sort(Comparator.<RuleRuntime>comparingInt(r -> r.rule.namespace() == null ? 1 : 0)
+        ordered.sort(Comparator.<RuleRuntime>comparingInt(r -> r.rule.clusterWide() ? 1 : 0)
                 .thenComparing(r -> r.rule.name()).thenComparing(r -> r.rule.id()));
         return new ScriptStage(this, List.copyOf(ordered));
     }
@@ -97,7 +97,7 @@ public final class ScriptHost implements AutoCloseable {
         try {
             // Creating the first contexts is slow while the interpreter warms up: not within a request's deadline.
             runtime.warm(System.nanoTime() + WARM_UP_FACTOR * limits.callDeadline().toNanos());
-            runtime.call(Signatures.INIT, null, null, null, deadline());
+            runtime.call(Signatures.INIT, null, RuleRuntime.JsonText.NONE, RuleRuntime.JsonText.NONE, deadline());
         } catch (Calls.Failed | RuleRuntime.ScriptError e) {
             LOG.warning(rule.id() + ": loading the script or jsa_init failed, the state starts empty: "
                     + e.getMessage());
@@ -112,7 +112,7 @@ public final class ScriptHost implements AutoCloseable {
         for (String resource : rule.kinds()) {
             for (JsonObject object : existing.apply(resource)) {
                 if (receives(rule, resource, object)) {
-                    created(runtime, object);
+                    created(runtime, object, new RuleRuntime.JsonText(object));
                 }
             }
         }
@@ -121,9 +121,10 @@ public final class ScriptHost implements AutoCloseable {
 
     /** An object of {@code resource} (plural) was created (or listed). */
     public synchronized void created(String resource, JsonObject object) {
+        var text = new RuleRuntime.JsonText(object);
         for (RuleRuntime r : runtimes.values()) {
             if (receives(r.rule, resource, object)) {
-                created(r, object);
+                created(r, object, text);
             }
         }
     }
@@ -133,23 +134,26 @@ public final class ScriptHost implements AutoCloseable {
         if (old != null && resourceVersion(old) != null && resourceVersion(old).equals(resourceVersion(object))) {
             return;
         }
+        var text = new RuleRuntime.JsonText(object);
+        var oldText = new RuleRuntime.JsonText(old);
         for (RuleRuntime r : runtimes.values()) {
             if (!receives(r.rule, resource, object)) {
                 continue;
             }
             if (r.known.add(key(object))) {
-                event(r, Signatures.CREATED, object, null); // its creation was missed
+                event(r, Signatures.CREATED, object, text, RuleRuntime.JsonText.NONE); // its creation was missed
             } else {
-                event(r, Signatures.UPDATED, object, old);
+                event(r, Signatures.UPDATED, object, text, oldText);
             }
         }
     }
 
     /** An object of {@code resource} was deleted. */
     public synchronized void deleted(String resource, JsonObject object) {
+        var text = new RuleRuntime.JsonText(object);
         for (RuleRuntime r : runtimes.values()) {
             if (receives(r.rule, resource, object) && r.known.remove(key(object))) {
-                event(r, Signatures.DELETED, object, null);
+                event(r, Signatures.DELETED, object, text, RuleRuntime.JsonText.NONE);
             }
         }
     }
@@ -162,20 +166,22 @@ public final class ScriptHost implements AutoCloseable {
         if (!rule.kinds().contains(resource)) {
             return false;
         }
-        return rule.namespace() == null || rule.kind().equals(Scripts.CLUSTER)
+        return rule.clusterWide()
                 || object.get("metadata") instanceof JsonObject m && m.get("namespace") instanceof JsonString ns
                 && ns.getString().equals(rule.namespace());
     }
 
-    private void created(RuleRuntime r, JsonObject object) {
+    private void created(RuleRuntime r, JsonObject object, RuleRuntime.JsonText text) {
         if (r.known.add(key(object))) {
-            event(r, Signatures.CREATED, object, null);
+            event(r, Signatures.CREATED, object, text, RuleRuntime.JsonText.NONE);
         }
     }
 
-    private void event(RuleRuntime r, String function, JsonObject object, JsonObject old) {
+    /** Calls {@code function} with {@code object} (named in the log) as {@code text}, and {@code old}. */
+    private void event(RuleRuntime r, String function, JsonObject object, RuleRuntime.JsonText text,
+                       RuleRuntime.JsonText old) {
         try {
-            r.call(function, null, object, old, deadline());
+            r.call(function, null, text, old, deadline());
         } catch (Calls.Failed | RuleRuntime.ScriptError e) {
             LOG.warning(r.rule.id() + ": " + function + " failed for " + key(object) + ", the state is unchanged: "
                     + e.getMessage());

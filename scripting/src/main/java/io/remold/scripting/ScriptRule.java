@@ -25,6 +25,14 @@ public record ScriptRule(String kind, String namespace, String name, List<String
         return namespace == null ? kind + "/" + name : kind + "/" + namespace + "/" + name;
     }
 
+    /**
+     * Whether the rule applies to objects of every namespace (and cluster-scoped ones) and hears of their events: a
+     * {@code ClusterJsAdmission}, or a rule read without a namespace.
+     */
+    public boolean clusterWide() {
+        return namespace == null || kind.equals(Scripts.CLUSTER);
+    }
+
     /** Whether the script declares the managed function {@code name}. */
     public boolean has(String function) {
         return functions.containsKey(function);

@@ -45,6 +45,8 @@ public final class ScriptStage implements MutationStage, ValidationStage {
                              List<Rejection> rejections) {
         long budget = System.nanoTime() + host.limits().requestBudget().toNanos();
         JsonObject current = object;
+        var currentText = new RuleRuntime.JsonText(current);
+        var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
             if (!r.rule.has(Signatures.MUTATE) || !applies(r.rule, request, current)) {
                 continue;
@@ -52,8 +54,8 @@ public final class ScriptStage implements MutationStage, ValidationStage {
             String error = null;
             JsonValue applied = JsonValue.EMPTY_JSON_ARRAY;
             try {
-                RuleRuntime.Returned returned = r.call(Signatures.MUTATE, request.operation().name(), current,
-                        request.oldObject(), deadline(budget));
+                RuleRuntime.Returned returned = r.call(Signatures.MUTATE, request.operation().name(), currentText,
+                        oldText, deadline(budget));
                 if (refused(returned.value())) {
                     rejections.add(rejection(r.rule, message(returned.value())));
                 } else if (returned.value() instanceof JsonObject answer && answer.get("Result") != null
@@ -64,6 +66,7 @@ public final class ScriptStage implements MutationStage, ValidationStage {
                         JsonObject next = (JsonObject) Reconcile.keep(current, result);
                         applied = Engine.diff(current, next);
                         current = next;
+                        currentText = new RuleRuntime.JsonText(current);
                     }
                 }
             } catch (Calls.Failed | RuleRuntime.ScriptError e) {
@@ -78,13 +81,16 @@ public final class ScriptStage implements MutationStage, ValidationStage {
     public void validate(JsonObject object, AdmissionRequest request, List<Rejection> rejections,
                          List<RuleOutcome> outcomes) {
         long budget = System.nanoTime() + host.limits().requestBudget().toNanos();
+        // Serialised once for all the rules, and only if one names it.
+        var objectText = new RuleRuntime.JsonText(object);
+        var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
             if (!r.rule.has(Signatures.VALIDATE) || !applies(r.rule, request, object)) {
                 continue;
             }
             try {
-                RuleRuntime.Returned returned = r.call(Signatures.VALIDATE, request.operation().name(), object,
-                        request.oldObject(), deadline(budget));
+                RuleRuntime.Returned returned = r.call(Signatures.VALIDATE, request.operation().name(), objectText,
+                        oldText, deadline(budget));
                 if (refused(returned.value())) {
                     rejections.add(rejection(r.rule, message(returned.value())));
                     outcomes.add(new RuleOutcome(r.rule.id(), 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, null));
@@ -119,8 +125,7 @@ public final class ScriptStage implements MutationStage, ValidationStage {
 
     /** A namespaced rule applies in its namespace; {@code kinds}, when given, name the object's resource. */
     static boolean applies(ScriptRule rule, AdmissionRequest request, JsonObject object) {
-        if (rule.namespace() != null && !rule.kind().startsWith("Cluster")
-                && !rule.namespace().equals(request.namespace())) {
+        if (!rule.clusterWide() && !rule.namespace().equals(request.namespace())) {
             return false;
         }
         if (rule.kinds().isEmpty()) {

@@ -24,6 +24,8 @@ public final class Scripts {
     public static final String CLUSTER = "ClusterJsAdmission";
     /** The resources (plural) of the two kinds, as the API server serves them. */
     public static final List<String> PLURALS = List.of("jsadmissions", "clusterjsadmissions");
+    /** The function by which a script refuses objects, as a Reject rule does. */
+    public static final String VALIDATE = Signatures.VALIDATE;
     private static final Set<String> MANAGED = Set.of(Signatures.MUTATE, Signatures.VALIDATE, Signatures.INIT,
             Signatures.CREATED, Signatures.UPDATED, Signatures.DELETED);
 

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,14 +19,14 @@ final class Signatures {
     static final String UPDATED = "jsa_updated";
     static final String DELETED = "jsa_deleted";
 
-    /** The parameters each managed function may name. */
-    private static final Map<String, Set<String>> PARAMETERS = Map.of(
-            MUTATE, Set.of("op", "obj", "sync", "state"),
-            VALIDATE, Set.of("op", "obj", "sync", "state"),
-            INIT, Set.of("state", "sync"),
-            CREATED, Set.of("obj", "sync", "state"),
-            UPDATED, Set.of("obj", "old", "sync", "state"),
-            DELETED, Set.of("obj", "sync", "state"));
+    /** The parameters each managed function may name, in the order an error message lists them. */
+    private static final Map<String, List<String>> PARAMETERS = Map.of(
+            MUTATE, List.of("op", "obj", "sync", "state"),
+            VALIDATE, List.of("op", "obj", "sync", "state"),
+            INIT, List.of("state", "sync"),
+            CREATED, List.of("obj", "sync", "state"),
+            UPDATED, List.of("obj", "old", "sync", "state"),
+            DELETED, List.of("obj", "sync", "state"));
     /** The seed's prose names jsa_updated's parameters oldObj and newObj: both spellings work. */
     private static final Map<String, String> ALIASES = Map.of("oldObj", "old", "newObj", "obj");
     private static final Pattern DECLARATION =
@@ -42,7 +41,7 @@ final class Signatures {
         Matcher m = DECLARATION.matcher(js);
         while (m.find()) {
             String function = m.group(1);
-            Set<String> allowed = PARAMETERS.get(function);
+            List<String> allowed = PARAMETERS.get(function);
             if (allowed == null) {
                 continue; // the jsa_ prefix is reserved, but an unmanaged function is just a function
             }
@@ -58,7 +57,7 @@ final class Signatures {
                 if (!allowed.contains(canonical) || params.contains(canonical)) {
                     throw new InvalidScriptException("spec.js", function + ": " + (params.contains(canonical)
                             ? "parameter " + name + " is named twice" : "unknown parameter " + name
-                            + " (expected some of " + String.join(", ", expected(function)) + ", in any order)")
+                            + " (expected some of " + String.join(", ", allowed) + ", in any order)")
                             + " at line " + line(js, m.start()) + " of the script");
                 }
                 params.add(canonical);
@@ -66,15 +65,6 @@ final class Signatures {
             out.put(function, List.copyOf(params));
         }
         return out;
-    }
-
-    private static List<String> expected(String function) {
-        return switch (function) {
-            case MUTATE, VALIDATE -> List.of("op", "obj", "sync", "state");
-            case INIT -> List.of("state");
-            case UPDATED -> List.of("obj", "old", "sync", "state");
-            default -> List.of("obj", "sync", "state");
-        };
     }
 
     private static int line(String text, int offset) {

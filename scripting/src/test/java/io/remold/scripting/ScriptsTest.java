@@ -295,6 +295,91 @@ class ScriptsTest {
     }
 
     @Test
+    void anUnknownParameterIsReportedWithTheParametersOfItsFunctionInOrder() {
+        var e = assertThrows(InvalidScriptException.class, () -> rule("ClusterJsAdmission", null, "x", null,
+                "function jsa_init(state, obj) {}"));
+        assertThat(e.reason(), containsString("unknown parameter obj (expected some of state, sync, in any order)"));
+        e = assertThrows(InvalidScriptException.class, () -> rule("ClusterJsAdmission", null, "x", null,
+                "function jsa_updated(obj, op) {}"));
+        assertThat(e.reason(), containsString("(expected some of obj, old, sync, state, in any order)"));
+        assertThat(rule("ClusterJsAdmission", null, "x", null, "function jsa_init(sync, state) {}")
+                .functions().get("jsa_init"), equalTo(List.of("sync", "state")));
+    }
+
+    @Test
+    void aClusterRuleOrOneReadWithoutANamespaceIsClusterWide() {
+        String js = "function jsa_init() {}";
+        assertThat(rule("ClusterJsAdmission", null, "c", null, js).clusterWide(), is(true));
+        assertThat(rule("JsAdmission", "team-a", "n", null, js).clusterWide(), is(false));
+        assertThat(rule("JsAdmission", null, "n", null, js).clusterWide(), is(true));
+        var cluster = new ScriptRule(Scripts.CLUSTER, "team-a", "c", List.of(), js, java.util.Map.of());
+        assertThat("the kind decides, whatever the namespace", cluster.clusterWide(), is(true));
+    }
+
+    /** Counts how often the object is serialised; every other method is the object's own. */
+    static JsonObject counting(JsonObject object, java.util.concurrent.atomic.AtomicInteger serialised) {
+        return (JsonObject) java.lang.reflect.Proxy.newProxyInstance(JsonObject.class.getClassLoader(),
+                new Class<?>[] {JsonObject.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("toString") && method.getParameterCount() == 0) {
+                        serialised.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(object, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void aValidationSerialisesTheObjectOnceForAllItsRulesAndOnlyIfOneNamesIt() {
+        ScriptRule byOp = rule("ClusterJsAdmission", null, "op", null,
+                "function jsa_validate(op) { return {Allowed: op === 'CREATE'}; }");
+        ScriptRule byObj1 = rule("ClusterJsAdmission", null, "obj1", null,
+                "function jsa_validate(obj) { return {Allowed: obj.kind === 'Pod'}; }");
+        ScriptRule byObj2 = rule("ClusterJsAdmission", null, "obj2", null,
+                "function jsa_validate(op, obj) { return {Allowed: obj.metadata.name === 'p'}; }");
+        var serialised = new java.util.concurrent.atomic.AtomicInteger();
+        JsonObject pod = counting(POD, serialised);
+        var rejections = new java.util.ArrayList<io.remold.engine.Rejection>();
+        HOST.stage(List.of(byOp)).validate(pod, create(pod), rejections, new java.util.ArrayList<>());
+        assertThat(serialised.get(), is(0));
+        HOST.stage(List.of(byOp, byObj1, byObj2)).validate(pod, create(pod), rejections, new java.util.ArrayList<>());
+        assertThat(serialised.get(), is(1));
+        assertThat(rejections, is(empty()));
+    }
+
+    @Test
+    void aCallThatEndsAfterItsRuleLeftTheRuleSetClosesItsSandboxInsteadOfPoolingIt() throws Exception {
+        ScriptRule rule = rule("ClusterJsAdmission", null, "gone", null,
+                "function jsa_validate(obj) { return {Allowed: false, Message: obj.kind}; }");
+        try (var calls = new Calls(GENEROUS)) {
+            var runtime = new RuleRuntime(rule, calls, GENEROUS);
+            var pod = new RuleRuntime.JsonText(POD);
+            long deadline = System.nanoTime() + GENEROUS.callDeadline().toNanos();
+            runtime.call("jsa_validate", "CREATE", pod, RuleRuntime.JsonText.NONE, deadline);
+            assertThat(runtime.idleSandboxes(), is(1));
+            runtime.close();
+            assertThat(runtime.idleSandboxes(), is(0));
+            // as a call of the previous stage still serving a request: answered, its sandbox not kept
+            var returned = runtime.call("jsa_validate", "CREATE", pod, RuleRuntime.JsonText.NONE, deadline);
+            assertThat(returned.value().toString(), is("{\"Allowed\":false,\"Message\":\"Pod\"}"));
+            assertThat(runtime.idleSandboxes(), is(0));
+        }
+    }
+
+    @Test
+    void theWatchdogTicksOnlyWhileCallsRun() throws Exception {
+        try (var calls = new Calls(GENEROUS)) {
+            assertThat(calls.idle(), is(true));
+            var ranWhileWatched = calls.run(System.nanoTime() + GENEROUS.callDeadline().toNanos(),
+                    call -> !calls.idle());
+            assertThat(ranWhileWatched, is(true));
+            assertThat(calls.idle(), is(true));
+        }
+    }
+
+    @Test
     void stageOutcomesAreRecognised() {
         assertThat(Scripts.isStageOutcome("JsAdmission/ns/n"), is(true));
         assertThat(Scripts.isStageOutcome("ns/n"), is(false));

@@ -1,6 +1,7 @@
 package io.remold.server;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -85,6 +86,14 @@ final class Metrics {
 
     void rule(String rule, RuleEvent event) {
         rules.computeIfAbsent(rule, k -> adders(RuleEvent.values().length))[event.ordinal()].increment();
+    }
+
+    /**
+     * Drops the counters of rules that are gone, so that rule churn does not grow the series (and the map) without
+     * bound; {@code current} holds the outcome names of the new snapshot's rules.
+     */
+    void retainRules(Set<String> current) {
+        rules.keySet().retainAll(current);
     }
 
     void rulesRebuilt(int count, int mutators, long nanos) {

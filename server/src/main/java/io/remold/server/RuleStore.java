@@ -14,9 +14,12 @@ import io.remold.server.rules.ReferenceSource;
 import io.remold.server.rules.RuleSink;
 import io.remold.server.rules.ScriptEvents;
 
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,9 +38,9 @@ import java.util.logging.Logger;
  * before the source reports {@link #synced()} or inside a {@link #batch}, and after that one background thread
  * builds from the latest rules whenever something changed, so a burst of single changes costs one or two builds,
  * not one each. Requests keep using the previous snapshot meanwhile. {@link #synced()} and {@link #batch} return
- * once a snapshot with their changes is in place.
+ * once a snapshot with their changes is in place. Closing stops the builds and the script rules' threads.
  */
-final class RuleStore implements RuleSink {
+final class RuleStore implements RuleSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RuleStore.class.getName());
 
     private final String systemNamespace;
@@ -46,7 +49,10 @@ final class RuleStore implements RuleSink {
     private final Map<String, ModRule> rules = new TreeMap<>();
     private final Map<String, Mutator> mutators = new TreeMap<>();
     private final Map<String, ScriptRule> scripts = new TreeMap<>();
-    /** Created with the first script rule: a server without scripts never loads GraalJS. */
+    /**
+     * Created by the first build with a script rule (a server without scripts never loads GraalJS); used on the
+     * build thread only, and closed there too, after the last build.
+     */
     private ScriptHost scriptHost;
     private final List<Consumer<Map<String, String>>> conflictListeners = new CopyOnWriteArrayList<>();
     /** The keys of the mutators a schema conflict disabled at the last build, with why; written by builds only. */
@@ -56,6 +62,7 @@ final class RuleStore implements RuleSink {
     private final ExecutorService builder =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("remold-rule-build").factory());
     private boolean synced;
+    private boolean closed;
     private int batchDepth;
     /** The build that has not started yet (it reads the rules when it starts), or null. */
     private CompletableFuture<Void> pendingBuild;
@@ -95,7 +102,7 @@ final class RuleStore implements RuleSink {
         if (source == null || rule.spec().references().isEmpty()) {
             return compilation;
         }
-        boolean clusterWide = rule.namespace() == null || rule.namespace().equals(systemNamespace);
+        boolean clusterWide = Engine.clusterWide(rule.namespace(), systemNamespace);
         var problems = new java.util.ArrayList<>(compilation.errors());
         var references = rule.spec().references();
         for (int i = 0; i < references.size(); i++) {
@@ -133,11 +140,6 @@ final class RuleStore implements RuleSink {
     public synchronized void putScript(String key, ScriptRule rule) {
         scripts.put(key, rule);
         changed();
-    }
-
-    /** The host of the script rules, or null while there has been none (for their events). */
-    synchronized ScriptHost scriptHost() {
-        return scriptHost;
     }
 
     @Override
@@ -185,8 +187,11 @@ final class RuleStore implements RuleSink {
         }
     }
 
-    /** Returns the build that has not started yet, or queues one. Called holding the lock. */
+    /** Returns the build that has not started yet, or queues one (none once closed). Called holding the lock. */
     private CompletableFuture<Void> queueBuild() {
+        if (closed) {
+            return CompletableFuture.completedFuture(null);
+        }
         if (pendingBuild == null) {
             pendingBuild = CompletableFuture.runAsync(this::build, builder);
         }
@@ -197,18 +202,18 @@ final class RuleStore implements RuleSink {
         List<ModRule> current;
         Map<String, Mutator> currentMutators;
         List<ScriptRule> currentScripts;
-        ScriptHost host;
         synchronized (this) {
             pendingBuild = null; // changes from now on need a new build
             current = List.copyOf(rules.values());
             currentMutators = Map.copyOf(mutators);
             currentScripts = List.copyOf(scripts.values());
-            if (scriptHost == null && !currentScripts.isEmpty()) {
-                scriptHost = Scripts.host(ScriptLimits.defaults());
-            }
-            host = scriptHost;
             warnAboutDuplicates();
         }
+        // Not under the lock: put, remove and isSynced (the readiness probe) must not wait for the host to start.
+        if (scriptHost == null && !currentScripts.isEmpty()) {
+            scriptHost = Scripts.host(ScriptLimits.defaults());
+        }
+        ScriptHost host = scriptHost;
         long start = System.nanoTime();
         try {
             Gatekeeper.Stage mutation = Gatekeeper.stage(List.copyOf(currentMutators.values()));
@@ -233,12 +238,24 @@ final class RuleStore implements RuleSink {
                 events.use(host, host.watchedKinds());
             }
             metrics.rulesRebuilt(next.ruleCount(), mutation.ruleCount(), System.nanoTime() - start);
+            metrics.retainRules(outcomeNames(current, currentMutators.values(), currentScripts));
             reportConflicts(currentMutators, mutation);
         } catch (RuntimeException e) {
             // The previous snapshot stays in force; the next change tries again.
             LOG.log(Level.SEVERE, "building the rule engine from " + current.size() + " rules failed", e);
             throw e;
         }
+    }
+
+    /** How the engine's outcomes name these rules (the metrics' rule label). */
+    private static Set<String> outcomeNames(List<ModRule> rules, Collection<Mutator> mutators,
+                                            List<ScriptRule> scripts) {
+        var names = new HashSet<String>();
+        rules.forEach(rule -> names.add(rule.id()));
+        mutators.forEach(mutator -> names.add(mutator.id().toString()));
+        scripts.forEach(script -> names.add(script.id()));
+        names.add(Gatekeeper.SYSTEM);
+        return names;
     }
 
     @Override
@@ -280,6 +297,28 @@ final class RuleStore implements RuleSink {
                         + key + " is used");
             }
         });
+    }
+
+    /**
+     * Stops building (changes from now on are kept but not built) and closes the script rules' host once the builds
+     * already queued are done. The last snapshot stays in force, but its script rules fail from then on: close the
+     * store after the server.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+            if (scriptHost != null) {
+                scriptHost.close();
+            }
+        }, builder);
+        builder.shutdown();
+        await(closing);
     }
 
     private static void await(CompletableFuture<Void> build) {

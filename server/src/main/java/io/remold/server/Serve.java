@@ -34,6 +34,7 @@ final class Serve implements AutoCloseable {
         var metrics = new Metrics();
         this.store = new RuleStore(config.systemNamespace(), metrics);
         metrics.syncedBy(store::isSynced);
+        resources.push(store); // closed last: the rule sources and the server stop first
         try {
             config.rules().ifPresent(dir -> {
                 if (!Files.isDirectory(dir)) {

@@ -11,6 +11,7 @@ import java.io.StringReader;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 
 class RuleStoreTest {
     final Metrics metrics = new Metrics();
@@ -118,6 +119,32 @@ class RuleStoreTest {
         }
     }
 
+    /** Closing the store stops its script rules' threads: a script of the last snapshot fails (closed) from then on. */
+    @Test
+    void closingTheStoreClosesTheScriptHost() {
+        store.putScript("momiji.com/v1/team-a/deny", io.remold.scripting.Scripts.parse(io.remold.api.YamlJson.parse("""
+                apiVersion: momiji.com/v1
+                kind: JsAdmission
+                metadata: {name: deny, namespace: team-a}
+                spec:
+                  js: "function jsa_validate(obj) { return {Allowed: false, Message: 'no ' + obj.kind}; }"
+                """, "deny.yaml").getFirst().asJsonObject()));
+        store.synced();
+        assertThat(rejection("{\"kind\":\"Pod\"}"), containsString("no Pod"));
+        store.close();
+        assertThat(rejection("{\"kind\":\"Pod\"}"), containsString("jsa_validate the script host is closed"));
+        store.put("a", rule("a", "$.kind"));   // kept, not built: a closed store builds nothing
+        store.batch(sink -> { });
+        assertThat(store.engine().ruleCount(), is(0));
+    }
+
+    String rejection(String object) {
+        try (var reader = AdmissionReview.JSON.createReader(new StringReader(object))) {
+            return store.engine().validate(new AdmissionRequest(AdmissionOperation.CREATE, "team-a",
+                    reader.readObject(), null, null, null, false)).rejectionMessage();
+        }
+    }
+
     static io.remold.gatekeeper.mutators.Mutator assign(String name, String location) {
         return io.remold.gatekeeper.Gatekeeper.parse(io.remold.api.YamlJson.parse("""
                 apiVersion: mutations.gatekeeper.sh/v1
@@ -149,5 +176,20 @@ class RuleStoreTest {
         store.remove("k/object");
         store.batch(sink -> { });
         assertThat(heard.getLast(), is(java.util.Map.of()));
+    }
+
+    /** Rule churn must not grow the per-rule series without bound: a deleted rule's counters go at the next build. */
+    @Test
+    void theCountersOfADeletedRuleGoWithIt() {
+        store.synced();
+        store.put("a", rule("a", "$.kind"));
+        store.put("b", rule("b", "$.kind"));
+        store.batch(sink -> { });
+        metrics.rule("team-a/a", Metrics.RuleEvent.match);
+        metrics.rule("team-a/b", Metrics.RuleEvent.match);
+        store.remove("a");
+        store.batch(sink -> { });
+        assertThat(metrics.scrape(), not(containsString("rule=\"team-a/a\"")));
+        assertThat(metrics.scrape(), containsString("rule=\"team-a/b\""));
     }
 }

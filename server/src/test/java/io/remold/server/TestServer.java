@@ -95,5 +95,6 @@ final class TestServer implements AutoCloseable {
     public void close() {
         server.close();
         client.close();
+        store.close();
     }
 }

@@ -3,6 +3,7 @@ package io.remold.templating;
 import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import io.remold.jsonpath.BoundedRegex;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -11,8 +12,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.stream.Collectors;
 
@@ -43,14 +47,14 @@ enum Function {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
             String input = TextValues.text(args[0]);
-            return string(args[0], input, input.toLowerCase(java.util.Locale.ROOT));
+            return string(args[0], input, input.toLowerCase(Locale.ROOT));
         }
     },
     UPPER("upper", 1, 1) {
         @Override
         JsonValue apply(Expression.Call call, JsonValue[] args) {
             String input = TextValues.text(args[0]);
-            return string(args[0], input, input.toUpperCase(java.util.Locale.ROOT));
+            return string(args[0], input, input.toUpperCase(Locale.ROOT));
         }
     },
     TRIM("trim", 1, 1) {
@@ -205,8 +209,8 @@ enum Function {
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(Function::functionName, f -> f));
 
     /** Remold's own functions, which a Go template of a KubeMod rule cannot call (KubeMod has Sprig's only). */
-    private static final java.util.Set<Function> REMOLD_ONLY =
-            java.util.EnumSet.of(IMAGE_DOMAIN, IMAGE_PATH, IMAGE_TAG, IMAGE_WITH);
+    private static final Set<Function> REMOLD_ONLY =
+            EnumSet.of(IMAGE_DOMAIN, IMAGE_PATH, IMAGE_TAG, IMAGE_WITH);
 
     private final String functionName;
     private final int minArgs;
@@ -270,7 +274,7 @@ enum Function {
             return literal.pattern();
         }
         try {
-            return io.remold.jsonpath.BoundedRegex.compile(TextValues.text(regex));
+            return BoundedRegex.compile(TextValues.text(regex));
         } catch (PatternSyntaxException e) {
             throw call.error("bad regular expression: " + e.getMessage());
         }

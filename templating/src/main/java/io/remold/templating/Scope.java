@@ -4,6 +4,7 @@ import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The Mustache context stack: the root holds the {@link TemplateContext}, each section adds the value it iterates.
@@ -22,12 +23,9 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
         private int sectionElements;
     }
 
-    static final java.util.Set<String> ROOT_NAMES =
-            java.util.Set.of("Target", "Namespace", "SelectedItem", "SelectKeyParts", "Operation", "OldTarget",
+    static final Set<String> ROOT_NAMES =
+            Set.of("Target", "Namespace", "SelectedItem", "SelectKeyParts", "Operation", "OldTarget",
                     "References");
-
-    /** Where the engine puts a rule's references (and the namespace and node) in the object it evaluates. */
-    static final String SYNTHETIC_REFS = "syntheticRefs";
 
     static Scope root(TemplateContext context) {
         return new Scope(null, null, context, new Spent());
@@ -80,8 +78,8 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
             case KEY_PARTS -> keyParts();
             case "Operation" -> string(context.operation());
             case "OldTarget" -> context.oldTarget();
-            case "References" -> context.target() instanceof jakarta.json.JsonObject target
-                    ? target.get(SYNTHETIC_REFS) : null;
+            case "References" -> context.target() instanceof JsonObject target
+                    ? target.get(TemplateContext.SYNTHETIC_REFS) : null;
             default -> null;
         };
     }

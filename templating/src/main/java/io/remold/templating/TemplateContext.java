@@ -10,6 +10,9 @@ import java.util.List;
  */
 public record TemplateContext(JsonValue target, String namespace, JsonValue selectedItem,
                               List<Object> selectKeyParts, String operation, JsonValue oldTarget) {
+    /** Where the engine puts a rule's references (and the namespace and node) in the object it evaluates. */
+    public static final String SYNTHETIC_REFS = "syntheticRefs";
+
     public TemplateContext {
         selectKeyParts = selectKeyParts == null ? List.of() : List.copyOf(selectKeyParts);
     }

@@ -59,15 +59,10 @@ final class Interference {
                     && !(other.createsAlways && other.creates.equals(creates));
         }
 
+        /** The path up to the first key step that creates its element, or null when none does. */
         private static List<PathNode> created(List<PathNode> path) {
-            int lastGlob = -1;
             for (int i = 0; i < path.size(); i++) {
-                if (path.get(i) instanceof PathNode.KeyedList list && list.glob()) {
-                    lastGlob = i;
-                }
-            }
-            for (int i = lastGlob + 1; i < path.size(); i++) {
-                if (path.get(i) instanceof PathNode.KeyedList) {
+                if (MutatorRules.Walk.createsAfterLastGlob(path, i)) {
                     return path.subList(0, i + 1);
                 }
             }

@@ -146,11 +146,13 @@ public final class ClusterMode implements AutoCloseable {
 
     private ClusterMode(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
         this.sink = new RejectScope(sink, config.systemNamespace(), this::queueScope);
-        this.sink.onMutatorConflicts(conflicts -> ruleSources.forEach(source -> source.conflicts(conflicts)));
         this.watchClient = watchClient;
         this.requestClient = requestClient;
         this.cache = new ClusterCache(config.kubemodCompat());
         this.background = Executors.newSingleThreadScheduledExecutor(daemon("remold-cluster"));
+        // Off the rule store's build thread: the status writes must not hold back the next engine build.
+        this.sink.onMutatorConflicts(conflicts -> background.execute(
+                () -> ruleSources.forEach(source -> source.conflicts(conflicts))));
         this.bindingQueue = Executors.newSingleThreadScheduledExecutor(daemon("remold-node-refs"));
         this.statusWriter = new ApiStatusWriter(requestClient, background, config.identity());
         this.injector = new NodeRefInjector(requestClient,

@@ -353,6 +353,12 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     public void close() {
         closed = true;
         background.shutdownNow();
+        try {
+            // A watch() already running could otherwise register an informer after the ones below are stopped.
+            background.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         kinds.values().forEach(state -> {
             if (state instanceof Watching w) {
                 w.factory().stopAllRegisteredInformers();

@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The events of script rules in cluster mode: an informer per resource some script names in {@code kinds} (and
@@ -171,6 +172,12 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     public void close() {
         closed = true;
         background.shutdownNow();
+        try {
+            // A watch() already running could otherwise register an informer after the ones below are stopped.
+            background.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         watched.values().forEach(w -> w.factory().stopAllRegisteredInformers());
         watched.clear();
     }

@@ -9,6 +9,8 @@ import io.remold.api.ModRule;
 import io.remold.api.RuleType;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.ScriptRule;
+import io.remold.scripting.Scripts;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -56,11 +58,7 @@ final class RejectScope implements RuleSink {
     @Override
     public RuleCompilation put(String key, ModRule rule) {
         RuleCompilation compilation = delegate.put(key, rule);
-        String before = compilation.ok() && rule.spec().type() == RuleType.Reject
-                ? rejectRules.put(key, reach(rule)) : rejectRules.remove(key);
-        if (!Objects.equals(before, rejectRules.get(key))) {
-            changed.run();
-        }
+        noteReach(key, compilation.ok() && rule.spec().type() == RuleType.Reject ? reach(rule) : null);
         return compilation;
     }
 
@@ -72,10 +70,14 @@ final class RejectScope implements RuleSink {
 
     /** A script with jsa_validate refuses like a Reject rule: in its namespace, or anywhere when cluster-wide. */
     @Override
-    public void putScript(String key, io.remold.scripting.ScriptRule rule) {
+    public void putScript(String key, ScriptRule rule) {
         delegate.putScript(key, rule);
-        String before = rule.has("jsa_validate")
-                ? rejectRules.put(key, rule.namespace() == null ? CLUSTER : rule.namespace()) : rejectRules.remove(key);
+        noteReach(key, rule.has(Scripts.VALIDATE) ? (rule.clusterWide() ? CLUSTER : rule.namespace()) : null);
+    }
+
+    /** Notes where the rule of {@code key} rejects ({@code null}: nowhere), and reports a change of the reach. */
+    private void noteReach(String key, String reach) {
+        String before = reach != null ? rejectRules.put(key, reach) : rejectRules.remove(key);
         if (!Objects.equals(before, rejectRules.get(key))) {
             changed.run();
         }

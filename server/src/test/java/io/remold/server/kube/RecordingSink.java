@@ -3,6 +3,7 @@ package io.remold.server.kube;
 import io.remold.api.ModRule;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.scripting.ScriptRule;
 import io.remold.server.rules.RuleSink;
 
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.Map;
 final class RecordingSink implements RuleSink {
     final Map<String, ModRule> rules = new LinkedHashMap<>();
     final Map<String, Mutator> mutators = new LinkedHashMap<>();
+    final Map<String, ScriptRule> scripts = new LinkedHashMap<>();
     final List<String> puts = new ArrayList<>();
     final List<String> removes = new ArrayList<>();
     volatile boolean synced;
@@ -43,8 +45,15 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
+    public synchronized void putScript(String key, ScriptRule rule) {
+        puts.add(key);
+        scripts.put(key, rule);
+    }
+
+    @Override
     public synchronized void remove(String key) {
         mutators.remove(key);
+        scripts.remove(key);
         removes.add(key);
         rules.remove(key);
     }

@@ -65,6 +65,28 @@ class RejectScopeTest {
         assertThat("every rule that compiles reaches the store", rules.keys(), contains("a", "b"));
     }
 
+    /** A script rule declaring {@code function} only (read by the scripting module; here the declaration matters). */
+    private static io.remold.scripting.ScriptRule script(String kind, String namespace, String function) {
+        return new io.remold.scripting.ScriptRule(kind, namespace, "s", List.of(), "function " + function + "(obj) {}",
+                java.util.Map.of(function, List.of("obj")));
+    }
+
+    @Test
+    void aScriptThatValidatesRejectsInItsNamespaceOrEverywhereWhenClusterWide() {
+        String validates = io.remold.scripting.Scripts.VALIDATE;
+        scope.putScript("n", script("JsAdmission", "shop", validates));
+        scope.putScript("m", script("JsAdmission", "web", "jsa_mutate"));
+        assertThat(scope.namespaces(), contains("shop"));
+        assertThat(changes.get(), is(1));
+        scope.putScript("n", script("JsAdmission", "shop", validates)); // the same again
+        assertThat(changes.get(), is(1));
+        scope.putScript("c", script("ClusterJsAdmission", "shop", validates)); // the kind decides, not the namespace
+        assertThat(scope.namespaces(), nullValue());
+        scope.putScript("c", script("ClusterJsAdmission", null, "jsa_mutate"));
+        assertThat(scope.namespaces(), contains("shop"));
+        assertThat(changes.get(), is(3));
+    }
+
     @Test
     void aRejectRuleInASystemNamespaceReachesEverything() {
         scope.put("a", reject("shop", "no-latest"));
