@@ -14,7 +14,7 @@
 # Steps: e2e/control-plane.sh start under REMOLD_E2E_STATE (default /tmp/remold-soak-cp, so that it does not meet
 # the e2e tests' cluster); the installer's out-of-cluster bundle (--webhook-url, --ca-file) applied with kubectl; the
 # server as `java -jar remold-server.jar serve --kubeconfig ...` (a copy of the built jar) with the recommended JVM
-# flags (server.sh); kubectl proxy for the churn's API calls. Everything is stopped at the end; the server log is kept in the state dir.
+# flags (server.sh) but the heap committed up front (below); kubectl proxy for the churn's API calls. Everything is stopped at the end; the server log is kept in the state dir.
 set -euo pipefail
 
 MINUTES=2
@@ -30,6 +30,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# The heap is committed and touched at start (-Xms = -Xmx, AlwaysPreTouch): with the recommended -Xms64m the Serial
+# GC grows the heap towards -Xmx128m for the first hour at this rate, and RSS follows; with the heap fixed, a rising
+# RSS is a leak (BENCHMARKS.md, section 6). REMOLD_JVM_FLAGS still overrides.
+: "${REMOLD_JVM_FLAGS:=-XX:+UseSerialGC -Xms128m -Xmx128m -XX:+AlwaysPreTouch -XX:MaxNewSize=24m -Xss512k -XX:+UseCompactObjectHeaders -XX:TrimNativeHeapInterval=1000 -XX:+ExitOnOutOfMemoryError}"
+export REMOLD_JVM_FLAGS
 . "$(dirname "$0")/server.sh"
 need kubectl
 [ -f installer/target/remold-installer.jar ] || ./mvnw -B -q -DskipTests -pl installer -am package >&2
