@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes every fuzz target (the *FuzzTest classes of api, json, jsonpath, templating, engine and gatekeeper) with
+# Fuzzes every fuzz target (the *FuzzTest classes of api, json, jsonpath, templating, engine, gatekeeper and server) with
 # Jazzer, each for N seconds in a JVM of its own (Maven profile fuzz). A finding fails the run; its input is written
 # beside the target's seeds (src/test/resources/<package>/<Class>Inputs/<method>/crash-*), where every normal test
 # run replays it. ./run-tests runs the same profile with a short bound; see docs/fuzzing.md.
@@ -21,5 +21,5 @@ while [ $# -gt 0 ]; do
   esac
 done
 # -Dtest also limits the ordinary test execution to the fuzz targets' seeds, so only fuzzing takes time.
-exec ./mvnw -B test -Pfuzz -Dfuzz.seconds="$seconds" -pl api,json,jsonpath,templating,engine,gatekeeper -am \
+exec ./mvnw -B test -Pfuzz -Dfuzz.seconds="$seconds" -pl api,json,jsonpath,templating,engine,gatekeeper,server -am \
   -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false "$@"

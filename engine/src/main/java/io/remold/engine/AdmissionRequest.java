@@ -9,12 +9,22 @@ import java.util.Objects;
  * What the engine decides about. {@code namespace} is empty for cluster-scoped objects. For DELETE the object
  * examined is {@code oldObject}. {@code namespaceRef} and {@code nodeRef} (may be null) become
  * {@code syntheticRefs.namespace} and {@code syntheticRefs.node}. {@code explain} asks for a reason per rule.
+ * {@code userName} is who made the request ({@code userInfo.username}; empty when unknown), for Gatekeeper's
+ * {@code externalData} with {@code dataSource: Username}.
  */
 public record AdmissionRequest(AdmissionOperation operation, String namespace, JsonValue object,
-                               JsonValue oldObject, JsonValue namespaceRef, JsonValue nodeRef, boolean explain) {
+                               JsonValue oldObject, JsonValue namespaceRef, JsonValue nodeRef, boolean explain,
+                               String userName) {
     public AdmissionRequest {
         Objects.requireNonNull(operation, "operation");
         namespace = namespace == null ? "" : namespace;
+        userName = userName == null ? "" : userName;
+    }
+
+    /** A request whose user is unknown. */
+    public AdmissionRequest(AdmissionOperation operation, String namespace, JsonValue object, JsonValue oldObject,
+                            JsonValue namespaceRef, JsonValue nodeRef, boolean explain) {
+        this(operation, namespace, object, oldObject, namespaceRef, nodeRef, explain, "");
     }
 
     /** A CREATE without references or explanation. */

@@ -17,6 +17,7 @@ import io.remold.jsonpath.JsonPath;
 import io.remold.jsonpath.JsonPathEvaluationException;
 import io.remold.jsonpath.JsonPathException;
 import io.remold.jsonpath.Selection;
+import io.remold.templating.ExternalData;
 import io.remold.templating.TemplateContext;
 import io.remold.templating.TemplateException;
 import io.remold.templating.Templates;
@@ -402,14 +403,18 @@ final class CompiledRule {
      */
     static final int MAX_OPERATIONS = 1000;
 
-    /** The concrete operations of this rule against the current object (each select run once per result). */
-    List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request) throws JsonPatcher.PatchException {
+    /**
+     * The concrete operations of this rule against the current object (each select run once per result); values
+     * calling {@code external} ask {@code external}, the request's view.
+     */
+    List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request, ExternalData external)
+            throws JsonPatcher.PatchException {
         var out = new ArrayList<JsonPatcher.Operation>();
         for (int i = 0; i < patch.size(); i++) {
             Step step = patch.get(i);
             if (step.select() == null) {
                 checkCount(out, i);
-                out.add(operation(step, step.path().source(), null, List.of(), current, request));
+                out.add(operation(step, step.path().source(), null, List.of(), current, request, external));
                 continue;
             }
             List<Selection> results;
@@ -425,7 +430,7 @@ final class CompiledRule {
                     throw new JsonPatcher.PatchException("spec.patch[" + i + "].path: \"" + step.path().source()
                             + "\" has a placeholder the select does not capture (gives \"" + path + "\")");
                 }
-                out.add(operation(step, path, s.value(), s.captures(), current, request));
+                out.add(operation(step, path, s.value(), s.captures(), current, request, external));
             }
         }
         return out;
@@ -439,14 +444,14 @@ final class CompiledRule {
     }
 
     private JsonPatcher.Operation operation(Step step, String path, JsonValue selected, List<Object> captures,
-                                            JsonValue current, AdmissionRequest request)
+                                            JsonValue current, AdmissionRequest request, ExternalData external)
             throws JsonPatcher.PatchException {
         if (step.value() == null) {
             return new JsonPatcher.Operation(PatchOp.remove, path, null);
         }
         try {
             JsonValue value = step.value().render(new TemplateContext(current, request.namespace(), selected,
-                    captures, request.operation().name(), request.oldObject()));
+                    captures, request.operation().name(), request.oldObject(), external));
             return new JsonPatcher.Operation(step.op(), path, value);
         } catch (RuntimeException e) {
             // Template errors and data problems (such as numbers out of range) fail this rule only.
@@ -455,12 +460,12 @@ final class CompiledRule {
     }
 
     /** The rejection message, null when there is none; throws when it fails to render. */
-    String rejectMessage(JsonValue object, AdmissionRequest request) {
+    String rejectMessage(JsonValue object, AdmissionRequest request, ExternalData external) {
         if (rejectMessage == null) {
             return null;
         }
         return rejectMessage.render(new TemplateContext(object, request.namespace(), null, List.of(),
-                request.operation().name(), request.oldObject()));
+                request.operation().name(), request.oldObject(), external));
     }
 
     /** The namespace the rule counts as deployed in for this request. */

@@ -5,6 +5,7 @@ import io.remold.api.ModRule;
 import io.remold.api.RuleType;
 import io.remold.jsonpath.JsonPathEvaluationException;
 import io.remold.json.JsonTree;
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -38,9 +39,11 @@ public final class Engine {
     private final List<MutationStage> stages;
     private final List<ValidationStage> validationStages;
     private final ReferenceResolver resolver;
+    private final ExternalData externalData;
 
     private Engine(Builder b) {
         this.resolver = b.resolver;
+        this.externalData = b.externalData;
         this.stages = List.copyOf(b.stages);
         this.validationStages = List.copyOf(b.validationStages);
         this.systemNamespace = b.systemNamespace;
@@ -168,6 +171,7 @@ public final class Engine {
             return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
         }
         JsonValue current = withRefs(object, request);
+        ExternalData external = externalData.forRequest();
         // The annotation is parsed when the first rule applies: most requests match nothing.
         JsonValue lastApplied = null;
         boolean lastAppliedRead = false;
@@ -185,9 +189,10 @@ public final class Engine {
             }
             for (int k = pos; k < end; k++) {
                 CompiledRule rule = candidates.get(k);
+                int asked = explainedSoFar(external, request);
                 RuleReferences.Binding binding;
                 try {
-                    binding = applies(rule, tierInput, request, outcomes);
+                    binding = applies(rule, tierInput, request, outcomes, external);
                     if (binding == null) {
                         continue;
                     }
@@ -199,16 +204,16 @@ public final class Engine {
                 }
                 if (binding instanceof RuleReferences.Failed failed) {
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
-                            failed.error(), failed.explained()));
+                            failed.error(), explained(failed, external, asked, request)));
                     continue;
                 }
                 JsonValue ruleInput = input(binding, tierInput);
                 try {
-                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request);
+                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request, external);
                     current = JsonPatcher.apply(current, ops);
                     changed |= !ops.isEmpty();
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null,
-                            binding.explained()));
+                            explained(binding, external, asked, request)));
                     if (!lastAppliedRead) {
                         lastApplied = lastApplied(original);
                         lastAppliedRead = true;
@@ -223,7 +228,8 @@ public final class Engine {
                     }
                 } catch (JsonPatcher.PatchException | RuntimeException e) {
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
-                            e.getMessage() == null ? e.toString() : e.getMessage(), binding.explained()));
+                            e.getMessage() == null ? e.toString() : e.getMessage(),
+                            explained(binding, external, asked, request)));
                 }
             }
             pos = end;
@@ -251,7 +257,7 @@ public final class Engine {
                 if (rejections == null) {
                     rejections = new ArrayList<>(); // only a stage that runs may refuse the request
                 }
-                result = stage.mutate(o, request, outcomes, rejections);
+                result = stage.mutate(o, request, outcomes, rejections, external);
             }
         }
         List<Rejection> refused = rejections == null ? List.of() : rejections;
@@ -269,10 +275,12 @@ public final class Engine {
         var rejections = new ArrayList<Rejection>();
         if (original instanceof JsonObject object) {
             JsonValue current = withRefs(object, request);
+            ExternalData external = externalData.forRequest();
             for (CompiledRule rule : rejectRules.candidates(request.namespace(), current, request.explain())) {
+                int asked = explainedSoFar(external, request);
                 RuleReferences.Binding binding;
                 try {
-                    binding = applies(rule, current, request, outcomes);
+                    binding = applies(rule, current, request, outcomes, external);
                     if (binding == null) {
                         continue;
                     }
@@ -293,7 +301,7 @@ public final class Engine {
                     error = failed.error();
                 } else {
                     try {
-                        message = rule.rejectMessage(input(binding, current), request);
+                        message = rule.rejectMessage(input(binding, current), request, external);
                     } catch (RuntimeException e) {
                         // KubeMod still rejects, without a message.
                         error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
@@ -301,7 +309,7 @@ public final class Engine {
                 }
                 rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message));
                 outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error,
-                        binding.explained()));
+                        explained(binding, external, asked, request)));
             }
             for (ValidationStage stage : validationStages) {
                 if (stage.ruleCount() > 0) {
@@ -319,7 +327,7 @@ public final class Engine {
      * for objects it may concern.
      */
     private RuleReferences.Binding applies(CompiledRule rule, JsonValue object, AdmissionRequest request,
-                                           List<RuleOutcome> outcomes) {
+                                           List<RuleOutcome> outcomes, ExternalData external) {
         if (!rule.operations.contains(request.operation())) {
             if (request.explain()) {
                 outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, -1, "operation " + request.operation()
@@ -334,7 +342,7 @@ public final class Engine {
             return UNBOUND;
         }
         RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace,
-                clusterWide(rule.namespace, systemNamespaceOf(rule)), object, request, resolver);
+                clusterWide(rule.namespace, systemNamespaceOf(rule)), object, request, resolver, external);
         return switch (binding) {
             case RuleReferences.Skipped skipped -> {
                 if (request.explain()) {
@@ -347,6 +355,29 @@ public final class Engine {
             case RuleReferences.Bound bound ->
                     matches(rule, bound.object(), true, request, outcomes, bound.explained()) ? bound : null;
         };
+    }
+
+    /** How many lines the request's external data view has explained so far (0 when not explaining). */
+    private static int explainedSoFar(ExternalData external, AdmissionRequest request) {
+        return request.explain() ? external.explained().size() : 0;
+    }
+
+    /**
+     * A rule's explanation: how its references were resolved, then what its own calls to {@code external} answered
+     * (the view's lines since {@code asked}, when the request asks for an explanation).
+     */
+    private static List<String> explained(RuleReferences.Binding binding, ExternalData external, int asked,
+                                          AdmissionRequest request) {
+        if (!request.explain()) {
+            return binding.explained();
+        }
+        List<String> lines = external.explained();
+        if (lines.size() <= asked) {
+            return binding.explained();
+        }
+        var all = new ArrayList<>(binding.explained());
+        all.addAll(lines.subList(asked, lines.size()));
+        return all;
     }
 
     /** What {@link #applies} answers for a rule without references: it runs on its input as it is. */
@@ -452,8 +483,18 @@ public final class Engine {
         private final List<MutationStage> stages = new ArrayList<>();
         private final List<ValidationStage> validationStages = new ArrayList<>();
         private ReferenceResolver resolver = ReferenceResolver.NONE;
+        private ExternalData externalData = ExternalData.NONE;
 
         private Builder() {
+        }
+
+        /**
+         * Where the template function {@code external} asks external data providers (default: nowhere, every call
+         * fails closed). The engine takes one {@link ExternalData#forRequest()} view per admission request.
+         */
+        public Builder externalData(ExternalData externalData) {
+            this.externalData = Objects.requireNonNull(externalData);
+            return this;
         }
 
         /** Where rules' {@code spec.references} are looked up (default: nowhere, every reference is missing). */

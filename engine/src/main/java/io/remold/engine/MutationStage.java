@@ -1,5 +1,6 @@
 package io.remold.engine;
 
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonObject;
 
 import java.util.List;
@@ -22,10 +23,20 @@ public interface MutationStage {
 
     /**
      * The same, for a family whose mutation may also refuse the request (a script answering {@code Allowed: false}):
-     * adds a rejection per rule that refuses it. The engine calls this one.
+     * adds a rejection per rule that refuses it.
      */
     default JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
                               List<Rejection> rejections) {
         return mutate(object, request, outcomes);
+    }
+
+    /**
+     * The same, for a family whose rules ask external data providers: through {@code external}, the engine's view
+     * of this admission request, so that ModRules and stages share one request's wait bound. The engine calls this
+     * one.
+     */
+    default JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
+                              List<Rejection> rejections, ExternalData external) {
+        return mutate(object, request, outcomes, rejections);
     }
 }

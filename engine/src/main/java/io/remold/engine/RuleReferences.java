@@ -4,6 +4,7 @@ import io.remold.api.ModRule;
 import io.remold.api.OnMissing;
 import io.remold.api.Reference;
 import io.remold.json.JsonTree;
+import io.remold.templating.ExternalData;
 import io.remold.templating.TemplateContext;
 import io.remold.templating.TemplateException;
 import io.remold.templating.Templates;
@@ -131,12 +132,12 @@ final class RuleReferences {
      * adds them under {@code syntheticRefs}. {@code ruleNamespace} is where a namespaced rule reads, whatever it says.
      */
     Binding bind(String rule, String ruleNamespace, boolean clusterWide, JsonValue object, AdmissionRequest request,
-                 ReferenceResolver resolver) {
+                 ReferenceResolver resolver, ExternalData external) {
         var explained = new ArrayList<String>(compiled.size());
         JsonObject refs = object instanceof JsonObject o && o.get(SYNTHETIC_REFS) instanceof JsonObject r
                 ? r : JsonValue.EMPTY_JSON_OBJECT;
         var context = new TemplateContext(object, request.namespace(), null, List.of(), request.operation().name(),
-                request.oldObject());
+                request.oldObject(), external);
         for (Compiled c : compiled) {
             Reference ref = c.reference();
             String label = ref.name() + ": ";

@@ -3,6 +3,7 @@ package io.remold.engine;
 import io.remold.api.ModRule;
 import io.remold.api.ModRules;
 import io.remold.api.YamlJson;
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,16 +36,20 @@ class DocumentedRulesTest {
             for (String document : m.group(1).split("\n---\n")) {
                 if (document.contains("\nkind: ModRule\n")) {
                     rules.addAll(ModRules.parse(document, "docs/modrules.md"));
-                } else {
+                } else if (!document.contains("\nkind: Provider\n")) {
                     others.addAll(YamlJson.parse(document, "docs/modrules.md"));
                 }
             }
         }
         assertThat(rules.stream().map(ModRule::name).toList(),
-                contains("default-run-as-non-root", "no-latest", "allowed-registries"));
+                contains("default-run-as-non-root", "no-latest", "allowed-registries", "mirror-images"));
         // The references example's ConfigMap answers its rule's reference.
         assertThat(others, hasSize(1));
-        Engine engine = Engine.builder().rules(rules)
+        // The external data example's provider knows one mirror.
+        ExternalData mirror = (provider, keys) -> provider.equals("registry-mirror") && keys.equals(List.of("nginx:1.27"))
+                ? Map.of("nginx:1.27", ExternalData.Answer.of(Json.PROVIDER.createValue("mirror.io/nginx:1.27"), "test"))
+                : ExternalData.failAll(keys, "unknown", false, "test");
+        Engine engine = Engine.builder().rules(rules).externalData(mirror)
                 .references(query -> new ReferenceResolver.Resolution(others.getFirst(), "docs/modrules.md")).build();
         assertThat(engine.problems(), equalTo(List.of()));
 
@@ -52,6 +58,9 @@ class DocumentedRulesTest {
         assertThat(patched.patch(), equalTo(json(
                 "[{'op':'add','path':'/spec/securityContext','value':{'runAsNonRoot':true}}]")));
         assertThat(engine.validate(AdmissionRequest.create("team-a", patched.result())).allowed(), is(true));
+
+        assertThat(engine.mutate(AdmissionRequest.create("shop", json(pod.formatted("1.27")))).patch(), equalTo(json(
+                "[{'op':'replace','path':'/spec/containers/0/image','value':'mirror.io/nginx:1.27'}]")));
 
         Decision rejected = engine.validate(AdmissionRequest.create("team-a", json(pod.formatted("latest"))));
         assertThat(rejected.rejections(), hasSize(1));

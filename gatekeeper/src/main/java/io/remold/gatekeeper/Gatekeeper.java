@@ -3,6 +3,7 @@ package io.remold.gatekeeper;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Engine;
 import io.remold.engine.MutationStage;
+import io.remold.engine.Rejection;
 import io.remold.engine.RuleOutcome;
 import io.remold.gatekeeper.match.Source;
 import io.remold.gatekeeper.mutators.Mutable;
@@ -11,16 +12,19 @@ import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.gatekeeper.mutators.MutatorId;
 import io.remold.gatekeeper.mutators.Mutators;
 import io.remold.gatekeeper.system.MutationSystem;
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The module's entry point: reads Gatekeeper mutator manifests ({@code mutations.gatekeeper.sh}: Assign,
@@ -60,9 +64,21 @@ public final class Gatekeeper {
         return SYSTEM.equals(rule) || slash > 0 && Mutators.KINDS.contains(rule.substring(0, slash));
     }
 
-    /** The engine stage that runs these mutators (schema conflicts disable the mutators involved). */
+    /**
+     * The engine stage that runs these mutators (schema conflicts disable the mutators involved), without external
+     * data: an Assign with {@code externalData} fails as its {@code failurePolicy} says.
+     */
     public static Stage stage(Collection<? extends Mutator> mutators) {
-        return new Stage(MutationSystem.of(mutators));
+        return stage(mutators, ExternalData.NONE);
+    }
+
+    /**
+     * The same, with {@code externalData} answering Assign's {@code externalData} when the stage runs on its own (one
+     * view per request). Run by an engine, the stage asks through the engine's view of the request instead, so that
+     * ModRules and mutators share one request's wait bound: give both the same {@link ExternalData}.
+     */
+    public static Stage stage(Collection<? extends Mutator> mutators, ExternalData externalData) {
+        return new Stage(MutationSystem.of(mutators), Objects.requireNonNull(externalData));
     }
 
     /** Schema conflicts of a set of mutators: the disabled mutator and why. */
@@ -71,7 +87,7 @@ public final class Gatekeeper {
     }
 
     /** The engine stage of a set of mutators; {@link #conflicts()} tells which of them a schema conflict disabled. */
-    public record Stage(MutationSystem system) implements MutationStage {
+    public record Stage(MutationSystem system, ExternalData externalData) implements MutationStage {
         /** Schema conflicts among the stage's mutators: the disabled mutator and why. */
         public Map<MutatorId, String> conflicts() {
             return system.conflicts();
@@ -84,28 +100,37 @@ public final class Gatekeeper {
 
         @Override
         public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
+            return mutate(object, request, outcomes, new ArrayList<>(), externalData.forRequest());
+        }
+
+        @Override
+        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
+                                 List<Rejection> rejections, ExternalData external) {
             JsonObject namespace = request.namespaceRef() instanceof JsonObject ns ? ns : null;
-            var mutable = new Mutable(object, namespace, "", Source.Original, request.operation().name());
+            var calls = new Mutable.External(external);
+            var mutable = new Mutable(object, namespace, request.userName(), Source.Original,
+                    request.operation().name(), calls);
+            Map<MutatorId, List<String>> explained = request.explain() ? calls.explained() : Map.of();
             MutationSystem.Result result;
             try {
                 result = system.mutate(mutable);
             } catch (MutationException | RuntimeException e) {
                 String why = e.getMessage() == null ? e.toString() : e.getMessage();
-                outcomes.add(new RuleOutcome(SYSTEM, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why));
+                List<String> lines = explained.values().stream().flatMap(List::stream).toList();
+                outcomes.add(new RuleOutcome(SYSTEM, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why, lines));
                 return object;
             }
-            if (!result.mutated()) {
-                return object;
-            }
-            // One outcome per mutator that changed the object, with what it changed in every pass.
+            // One outcome per mutator that changed the object, with what it changed in every pass, and what its
+            // calls to external data providers answered (when explaining, also for a mutator that changed nothing).
             var applied = new LinkedHashMap<MutatorId, JsonArrayBuilder>();
             for (MutationSystem.Change change : result.changes()) {
                 JsonArrayBuilder ops = applied.computeIfAbsent(change.mutator(), id -> JSON.createArrayBuilder());
                 Engine.diff(change.before(), change.after()).forEach(ops::add);
             }
-            applied.forEach((id, ops) ->
-                    outcomes.add(new RuleOutcome(id.toString(), 0, true, -1, null, ops.build(), null)));
-            return result.object();
+            explained.keySet().forEach(id -> applied.computeIfAbsent(id, none -> JSON.createArrayBuilder()));
+            applied.forEach((id, ops) -> outcomes.add(new RuleOutcome(id.toString(), 0, true, -1, null, ops.build(),
+                    null, explained.getOrDefault(id, List.of()))));
+            return result.mutated() ? result.object() : object;
         }
     }
 }

@@ -139,6 +139,7 @@ final class Bundle {
         var objects = new ArrayList<Object>();
         objects.add(namespace());
         objects.add(Crds.remold());
+        objects.add(Crds.providers());
         if (options.kubemodCompat()) {
             objects.add(Crds.kubemod());
         }
@@ -227,6 +228,9 @@ final class Bundle {
         var rules = new ArrayList<>(List.of(
                 new V1PolicyRule().apiGroups(groups).resources(List.of("modrules")).verbs(List.of("get", "list", "watch")),
                 new V1PolicyRule().apiGroups(groups).resources(List.of("modrules/status")).verbs(List.of("patch", "update")),
+                // external data Providers: read, and their Ready condition written (never created or changed)
+                rule(REMOLD_GROUP, List.of("providers"), List.of("get", "list", "watch")),
+                rule(REMOLD_GROUP, List.of("providers/status"), List.of("patch", "update")),
                 rule("", List.of("namespaces", "nodes"), List.of("get", "list", "watch")),
                 rule("", List.of("pods"), List.of("get", "patch")),
                 rule("admissionregistration.k8s.io", List.of("validatingwebhookconfigurations"), List.of("get", "patch"))
@@ -546,6 +550,12 @@ final class Bundle {
                     .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
                     .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
         }
+        // Providers are cluster-scoped: a broken one (an http:// URL, a bad caBundle) is refused with the field.
+        webhooks.add(new V1ValidatingWebhook().name("provider.remold.io").clientConfig(clientConfig("/validate-modrule"))
+                .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(REMOLD_GROUP)).apiVersions(List.of("v1beta1"))
+                        .operations(List.of("CREATE", "UPDATE")).resources(List.of("providers")).scope("Cluster")))
+                .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
+                .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
         return new V1ValidatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
                 .kind("ValidatingWebhookConfiguration").metadata(webhookConfigurationMeta(VALIDATING_CONFIG))
                 .webhooks(webhooks);

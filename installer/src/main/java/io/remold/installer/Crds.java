@@ -15,7 +15,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * The CRDs shipped by the api module (ModRules; Gatekeeper's mutators for --gatekeeper-compat; js-admissions-controller's script rules for
+ * The CRDs shipped by the api module (ModRules and external data Providers; Gatekeeper's mutators for --gatekeeper-compat; js-admissions-controller's script rules for
  * --js-admissions-compat). Each is checked against the client's model (which refuses unknown
  * fields) but written as read: the model would turn meaningful empty objects such as {@code status: {}} into noise.
  */
@@ -27,6 +27,11 @@ final class Crds {
 
     static Object remold() {
         return load("modrules.remold.io.yaml");
+    }
+
+    /** Remold's external data providers (cluster-scoped). */
+    static Object providers() {
+        return load("providers.remold.io.yaml");
     }
 
     static Object kubemod() {

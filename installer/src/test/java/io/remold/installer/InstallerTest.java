@@ -143,7 +143,8 @@ class InstallerTest {
         assertThat(mutating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
                 contains("https://127.0.0.1:9443/mutate", "https://127.0.0.1:9443/mutate"));
         assertThat(validating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
-                contains("https://127.0.0.1:9443/validate", "https://127.0.0.1:9443/validate-modrule"));
+                contains("https://127.0.0.1:9443/validate", "https://127.0.0.1:9443/validate-modrule",
+                        "https://127.0.0.1:9443/validate-modrule"));
         assertThat(Arrays.equals(mutating.getWebhooks().get(0).getClientConfig().getCaBundle(), ca), is(true));
         List<String> kinds = objects.stream().map(o -> ((KubernetesObject) o).getKind()).toList();
         assertThat(kinds, not(hasItem("Deployment")));
@@ -222,6 +223,25 @@ class InstallerTest {
                 "[assign, assignimage, assignmetadata, modifyset] [get, list, watch]",
                 "[assign/status, assignimage/status, assignmetadata/status, modifyset/status] [patch, update]"));
         assertThat(run().out(), not(containsString("mutations.gatekeeper.sh")));
+    }
+
+    @Test
+    void providersAreServedValidatedAndOnlyReadWithTheirStatus() throws IOException {
+        List<Object> objects = Yaml.loadAll(run().out());
+        var crd = objects.stream().filter(V1CustomResourceDefinition.class::isInstance)
+                .map(V1CustomResourceDefinition.class::cast).filter(c -> c.getMetadata().getName()
+                        .equals("providers.remold.io")).findFirst().orElseThrow();
+        assertThat(crd.getSpec().getScope(), is("Cluster"));
+        var webhook = only(objects, V1ValidatingWebhookConfiguration.class).getWebhooks().getLast();
+        assertThat(webhook.getClientConfig().getService().getPath(), is("/validate-modrule"));
+        assertThat(webhook.getRules().get(0).getResources(), contains("providers"));
+        assertThat(webhook.getRules().get(0).getScope(), is("Cluster"));
+        var serverRole = objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
+        assertThat(serverRole.getRules().stream().filter(r -> r.getResources().stream().anyMatch(
+                s -> s.startsWith("providers"))).map(r -> r.getApiGroups() + " " + r.getResources() + " "
+                + r.getVerbs()).toList(), contains("[remold.io] [providers] [get, list, watch]",
+                "[remold.io] [providers/status] [patch, update]"));
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
+import io.remold.api.Provider;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
@@ -273,7 +274,10 @@ final class AdmissionEndpoints {
         return new Result(response, Metrics.Outcome.rejected);
     }
 
-    /** Admission of ModRules and Gatekeeper mutators: refuses a rule that does not read or does not compile. */
+    /**
+     * Admission of ModRules, Gatekeeper mutators, script rules and external data Providers: refuses one that does not
+     * read or does not compile.
+     */
     private Result validateModRule(AdmissionReview review) {
         if (review.operation() == AdmissionOperation.DELETE || review.operation() == AdmissionOperation.CONNECT) {
             return allowed(review);
@@ -296,6 +300,13 @@ final class AdmissionEndpoints {
                 problem = null;
             } catch (InvalidMutatorException e) {
                 problem = object.getString("kind", "mutator") + " " + id + " is invalid: " + e.getMessage();
+            }
+        } else if (Provider.isProvider(object)) {
+            try {
+                Provider.fromJson(object, "Provider " + id);
+                problem = null;
+            } catch (ModRuleException e) {
+                problem = e.getMessage();
             }
         } else {
             try {
@@ -358,7 +369,7 @@ final class AdmissionEndpoints {
             nodeRef = node == null ? null : refs.node(node).orElse(null);
         }
         return new AdmissionRequest(review.operation(), namespace, review.object(), review.oldObject(),
-                namespaceRef, nodeRef, false);
+                namespaceRef, nodeRef, false, review.userName());
     }
 
     /** {@code spec.nodeName}, else a node annotation the cluster mode writes after binding (Remold's or KubeMod's). */

@@ -16,11 +16,12 @@ import java.util.Map;
 /**
  * The parts of an {@code admission.k8s.io/v1} AdmissionReview the webhook reads, taken from the parsed body
  * without any reflective mapping. {@code kind} is the object's kind ({@code request.kind.kind}), {@code group}
- * its API group; {@code resource} and {@code subResource} name what was requested.
+ * its API group; {@code resource} and {@code subResource} name what was requested; {@code userName} who requested
+ * it ({@code request.userInfo.username}, empty when absent).
  */
 record AdmissionReview(String uid, String group, String kind, String resource, String subResource, String name,
                        String namespace, AdmissionOperation operation, JsonValue object, JsonValue oldObject,
-                       boolean dryRun) {
+                       boolean dryRun, String userName) {
     static final String API_VERSION = "admission.k8s.io/v1";
     static final JsonProvider JSON = JsonProvider.provider();
 
@@ -70,6 +71,10 @@ record AdmissionReview(String uid, String group, String kind, String resource, S
         if (request.get("resource") instanceof JsonObject gvr) {
             resource = orEmpty(string(gvr, "resource", "request.resource."));
         }
+        String userName = "";
+        if (request.get("userInfo") instanceof JsonObject userInfo) {
+            userName = orEmpty(string(userInfo, "username", "request.userInfo."));
+        }
         return new AdmissionReview(uid, group, kind, resource,
                 orEmpty(string(request, "subResource", "request.")),
                 orEmpty(string(request, "name", "request.")),
@@ -77,7 +82,8 @@ record AdmissionReview(String uid, String group, String kind, String resource, S
                 operation,
                 nullToNull(request.get("object")),
                 nullToNull(request.get("oldObject")),
-                request.get("dryRun") == JsonValue.TRUE);
+                request.get("dryRun") == JsonValue.TRUE,
+                userName);
     }
 
     private static String string(JsonObject object, String key, String at) {

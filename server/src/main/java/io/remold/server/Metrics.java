@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Counters in the Prometheus text exposition format, written by hand: the request path only touches
@@ -51,6 +52,8 @@ final class Metrics {
     private volatile int mutatorCount;
     private volatile double lastRebuildSeconds;
     private volatile BooleanSupplier synced = () -> false;
+    /** Appends the external data providers' counters (one series per Provider in force). */
+    private volatile Consumer<StringBuilder> externalData = sb -> { };
 
     Metrics() {
         for (int i = 0; i < endpoints.length; i++) {
@@ -68,6 +71,10 @@ final class Metrics {
 
     void syncedBy(BooleanSupplier synced) {
         this.synced = synced;
+    }
+
+    void externalData(Consumer<StringBuilder> writer) {
+        this.externalData = writer;
     }
 
     void request(Endpoint endpoint, Outcome outcome, long nanos) {
@@ -145,6 +152,7 @@ final class Metrics {
         sb.append("remold_rule_rebuilds_total ").append(rebuilds.sum()).append('\n');
         header(sb, "remold_rule_rebuild_seconds", "gauge", "Time the last engine snapshot took to build.");
         sb.append("remold_rule_rebuild_seconds ").append(lastRebuildSeconds).append('\n');
+        externalData.accept(sb);
         return sb.toString();
     }
 

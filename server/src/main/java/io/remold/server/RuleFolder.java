@@ -16,11 +16,11 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * Feeds the rule files (ModRules, Gatekeeper mutators) of one folder ({@code *.yaml}, {@code *.yml}, {@code *.json}, not recursive) into a
- * {@link RuleStore}. Each {@link #scan()} reads only files that changed since the last one. A file that does not
- * parse is reported and its previous rules stay in force; a deleted file takes its rules with it. Rules without
- * {@code metadata.namespace} apply in the namespace of the object under review (the engine's reading of a
- * namespace-less rule).
+ * Feeds the rule files (ModRules, Gatekeeper mutators, script rules, external data Providers) of one folder
+ * ({@code *.yaml}, {@code *.yml}, {@code *.json}, not recursive) into a {@link RuleStore}. Each {@link #scan()}
+ * reads only files that changed since the last one. A file that does not parse is reported and its previous rules
+ * stay in force; a deleted file takes its rules with it. Rules without {@code metadata.namespace} apply in the
+ * namespace of the object under review (the engine's reading of a namespace-less rule).
  */
 final class RuleFolder {
     static final List<String> SUFFIXES = List.of(".yaml", ".yml", ".json");
@@ -76,8 +76,11 @@ final class RuleFolder {
             return false;
         }
         List<RuleDocuments.Entry> entries;
+        List<RuleDocuments.ProviderEntry> providers;
         try {
-            entries = RuleDocuments.read(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+            var contents = RuleDocuments.readAll(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+            entries = contents.rules();
+            providers = contents.providers();
         } catch (IOException e) {
             return false; // deleted between listing and reading: the next scan removes it
         } catch (ModRuleException e) {
@@ -105,13 +108,19 @@ final class RuleFolder {
                 }
             }
         }
+        for (int i = 0; i < providers.size(); i++) {
+            String key = dir.relativize(file) + "#provider" + i;
+            store.putProvider(key, providers.get(i).provider());
+            keys.add(key);
+        }
         if (previous != null) {
             var stale = new HashSet<>(previous.keys());
             keys.forEach(stale::remove);
             stale.forEach(store::remove);
         }
         loaded.put(file, new Loaded(attributes.size(), modified, List.copyOf(keys)));
-        LOG.info("loaded " + keys.size() + " of " + entries.size() + " rules from " + file);
+        LOG.info("loaded " + (keys.size() - providers.size()) + " of " + entries.size() + " rules"
+                + (providers.isEmpty() ? "" : " and " + providers.size() + " Providers") + " from " + file);
         return true;
     }
 }

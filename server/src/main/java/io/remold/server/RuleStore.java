@@ -1,6 +1,7 @@
 package io.remold.server;
 
 import io.remold.api.ModRule;
+import io.remold.api.Provider;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.Gatekeeper;
@@ -10,6 +11,7 @@ import io.remold.scripting.ScriptLimits;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.ScriptStage;
 import io.remold.scripting.Scripts;
+import io.remold.server.external.HttpsProviders;
 import io.remold.server.rules.ReferenceSource;
 import io.remold.server.rules.RuleSink;
 import io.remold.server.rules.ScriptEvents;
@@ -49,6 +51,9 @@ final class RuleStore implements RuleSink, AutoCloseable {
     private final Map<String, ModRule> rules = new TreeMap<>();
     private final Map<String, Mutator> mutators = new TreeMap<>();
     private final Map<String, ScriptRule> scripts = new TreeMap<>();
+    private final Map<String, Provider> providers = new TreeMap<>();
+    /** The Providers in force; engines hold it, so a Provider change needs no build. */
+    private final HttpsProviders externalData = new HttpsProviders();
     /**
      * Created by the first build with a script rule (a server without scripts never loads GraalJS); used on the
      * build thread only, and closed there too, after the last build.
@@ -75,6 +80,7 @@ final class RuleStore implements RuleSink, AutoCloseable {
         this.systemNamespace = systemNamespace;
         this.metrics = metrics;
         this.engine = new AtomicReference<>(Engine.builder().systemNamespace(systemNamespace).build());
+        metrics.externalData(externalData::writeMetrics);
     }
 
     /** Sets where rules' references are looked up; before the source syncs. */
@@ -143,7 +149,16 @@ final class RuleStore implements RuleSink, AutoCloseable {
     }
 
     @Override
+    public synchronized void putProvider(String key, Provider provider) {
+        providers.put(key, provider);
+        externalData.use(providers.values());
+    }
+
+    @Override
     public synchronized void remove(String key) {
+        if (providers.remove(key) != null) {
+            externalData.use(providers.values());
+        }
         if (rules.remove(key) != null | mutators.remove(key) != null | scripts.remove(key) != null) {
             changed();
         }
@@ -216,10 +231,11 @@ final class RuleStore implements RuleSink, AutoCloseable {
         ScriptHost host = scriptHost;
         long start = System.nanoTime();
         try {
-            Gatekeeper.Stage mutation = Gatekeeper.stage(List.copyOf(currentMutators.values()));
+            Gatekeeper.Stage mutation = Gatekeeper.stage(List.copyOf(currentMutators.values()), externalData);
             mutation.conflicts().forEach((id, why) ->
                     LOG.warning("Gatekeeper mutator " + id + " is disabled by a schema conflict: " + why));
-            Engine.Builder builder = Engine.builder().systemNamespace(systemNamespace).rules(current).stage(mutation);
+            Engine.Builder builder = Engine.builder().systemNamespace(systemNamespace).rules(current).stage(mutation)
+                    .externalData(externalData);
             if (host != null) {
                 ScriptStage scriptStage = host.stage(currentScripts);
                 builder.stage(scriptStage).validationStage(scriptStage);
@@ -319,6 +335,7 @@ final class RuleStore implements RuleSink, AutoCloseable {
         }, builder);
         builder.shutdown();
         await(closing);
+        externalData.close();
     }
 
     private static void await(CompletableFuture<Void> build) {

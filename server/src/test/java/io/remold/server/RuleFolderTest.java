@@ -1,7 +1,9 @@
 package io.remold.server;
 
 import io.remold.api.AdmissionOperation;
+import io.remold.api.ModRuleException;
 import io.remold.engine.AdmissionRequest;
+import io.remold.server.rules.RuleDocuments;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,11 @@ import java.time.Instant;
 import java.util.List;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The folder rule source: files added, changed, deleted and broken, seen through the store's engine. */
 class RuleFolderTest {
@@ -119,5 +125,42 @@ class RuleFolderTest {
         write("one.yaml", rule("r1", "a") + "---\n" + rule("r2", "b").replace("'$.metadata.name'", "'$.metadata['"));
         folder.scan();
         assertThat(rejected(), is(List.of("a")));
+    }
+
+    @Test
+    void providersInFilesAreInForceWhileTheirFileIs() throws IOException {
+        var metrics = new Metrics();
+        var withProviders = new RuleStore("remold-system", metrics);
+        try (withProviders) {
+            var providers = new RuleFolder(dir, withProviders);
+            withProviders.synced();
+            write("one.yaml", rule("r1", "a") + """
+                    ---
+                    apiVersion: remold.io/v1beta1
+                    kind: Provider
+                    metadata: {name: mirror}
+                    spec: {url: 'https://mirror.tools.svc:8443/lookup', timeout: 2s}
+                    """);
+            providers.scan();
+            assertThat(metrics.scrape(), containsString("remold_external_calls_total{provider=\"mirror\"} 0\n"));
+            Files.delete(dir.resolve("one.yaml"));
+            providers.scan();
+            assertThat(metrics.scrape(), not(containsString("provider=\"mirror\"")));
+        }
+    }
+
+    @Test
+    void aBrokenProviderInAFileIsReportedWithItsFieldAndLine() {
+        var e = assertThrows(ModRuleException.class, () -> RuleDocuments.readAll(rule("r1", "a") + """
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: Provider
+                metadata: {name: mirror}
+                spec:
+                  url: 'https://mirror'
+                  timeout: 5s
+                """, "rules.yaml"));
+        assertThat(e.getMessage(), startsWith("rules.yaml: document 2 (line 15, column 3): spec.timeout: expected more"
+                + " than 0 and at most 3s, got 5s"));
     }
 }

@@ -253,6 +253,21 @@ class WebhookServerTest {
     }
 
     @Test
+    void providersAreValidatedNamingTheField() {
+        String provider = modRule("{\"url\":\"http://mirror.tools.svc/lookup\"}").replace(
+                "\"kind\":\"ModRule\",\"metadata\":{\"name\":\"r1\",\"namespace\":\"team-a\"}",
+                "\"kind\":\"Provider\",\"metadata\":{\"name\":\"mirror\"}");
+        JsonObject refused = response(server.post("/validate-modrule", "application/json", provider));
+        assertThat(refused.getBoolean("allowed"), is(false));
+        assertThat(refused.getJsonObject("status").getInt("code"), is(422));
+        assertThat(refused.getJsonObject("status").getString("message"),
+                startsWith("Provider team-a/mirror: spec.url: only https:// URLs are allowed"));
+        JsonObject admitted = response(server.post("/validate-modrule", "application/json",
+                provider.replace("http://", "https://")));
+        assertThat(admitted.getBoolean("allowed"), is(true));
+    }
+
+    @Test
     void modRuleThatDoesNotCompileIsRefusedNamingTheFieldAndPosition() {
         JsonObject response = response(server.post("/validate-modrule", "application/json",
                 modRule("{\"type\":\"Reject\",\"match\":[{\"select\":\"$.kind\"},"

@@ -59,7 +59,7 @@ sealed interface Expression {
             for (int i = 0; i < values.length; i++) {
                 values[i] = args.get(i).evaluate(scope);
             }
-            JsonValue result = function.apply(this, values);
+            JsonValue result = function.apply(this, scope, values);
             if (result instanceof JsonString text) {
                 // each step of a pipeline is bounded, so that no chain of functions can multiply a text unbounded
                 TextValues.rendered(text.getString(), source, offset);

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -27,13 +28,13 @@ import java.util.stream.Collectors;
 enum Function {
     DEFAULT("default", 2, 2) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return TextValues.isEmpty(args[1]) ? args[0] : args[1];
         }
     },
     QUOTE("quote", 1, Integer.MAX_VALUE) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             StringJoiner quoted = new StringJoiner(" ");
             for (JsonValue arg : args) {
                 if (arg != null) {
@@ -45,28 +46,28 @@ enum Function {
     },
     LOWER("lower", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String input = TextValues.text(args[0]);
             return string(args[0], input, input.toLowerCase(Locale.ROOT));
         }
     },
     UPPER("upper", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String input = TextValues.text(args[0]);
             return string(args[0], input, input.toUpperCase(Locale.ROOT));
         }
     },
     TRIM("trim", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String input = TextValues.text(args[0]);
             return string(args[0], input, input.strip());
         }
     },
     TRIM_PREFIX("trimPrefix", 2, 2) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String prefix = TextValues.text(args[0]);
             String input = TextValues.text(args[1]);
             return string(args[1], input, input.startsWith(prefix) ? input.substring(prefix.length()) : input);
@@ -74,7 +75,7 @@ enum Function {
     },
     TRIM_SUFFIX("trimSuffix", 2, 2) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String suffix = TextValues.text(args[0]);
             String input = TextValues.text(args[1]);
             return string(args[1], input, input.endsWith(suffix) ? input.substring(0, input.length() - suffix.length()) : input);
@@ -82,7 +83,7 @@ enum Function {
     },
     REPLACE("replace", 3, 3) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String input = TextValues.text(args[2]);
             if (!TextValues.replacementFits(input, TextValues.text(args[0]), TextValues.text(args[1]))) {
                 throw call.error("renders more than " + TextValues.MAX_RENDERED_CHARS + " characters");
@@ -92,7 +93,7 @@ enum Function {
     },
     REGEX_REPLACE_ALL("regexReplaceAll", 3, 3) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             CallSite site = call.site();
             GoReplacement prepared = site.replacement();
             String input = TextValues.text(args[2]);
@@ -114,7 +115,7 @@ enum Function {
     },
     REGEX_FIND("regexFind", 2, 2) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             CallSite site = call.site();
             String input = TextValues.text(args[1]);
             Object key = call.args().getFirst() instanceof Expression.RegexLiteral
@@ -133,13 +134,13 @@ enum Function {
     },
     B64ENC("b64enc", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return string(Base64.getEncoder().encodeToString(TextValues.text(args[0]).getBytes(StandardCharsets.UTF_8)));
         }
     },
     B64DEC("b64dec", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             try {
                 return string(new String(Base64.getDecoder().decode(TextValues.text(args[0])), StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
@@ -149,13 +150,13 @@ enum Function {
     },
     TO_JSON("toJson", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return string(args[0] == null ? "null" : args[0].toString());
         }
     },
     JOIN("join", 2, 2) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             if (args[1] instanceof JsonArray list) {
                 if ((long) TextValues.text(args[0]).length() * list.size() > TextValues.MAX_RENDERED_CHARS) {
                     throw call.error("renders more than " + TextValues.MAX_RENDERED_CHARS + " characters");
@@ -167,25 +168,25 @@ enum Function {
     },
     IMAGE_DOMAIN("imageDomain", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return imagePart(args[0], ImageReference::domain);
         }
     },
     IMAGE_PATH("imagePath", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return imagePart(args[0], ImageReference::path);
         }
     },
     IMAGE_TAG("imageTag", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             return imagePart(args[0], ImageReference::tag);
         }
     },
     IMAGE_WITH("imageWith", 4, 4) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             String input = TextValues.text(args[3]);
             var parts = new ImageReference(TextValues.text(args[0]), TextValues.text(args[1]), TextValues.text(args[2]));
             String result = ImageReference.split(input).replacedBy(parts).text();
@@ -194,7 +195,7 @@ enum Function {
     },
     SHA256SUM("sha256sum", 1, 1) {
         @Override
-        JsonValue apply(Expression.Call call, JsonValue[] args) {
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
             try {
                 byte[] digest = MessageDigest.getInstance("SHA-256")
                         .digest(TextValues.text(args[0]).getBytes(StandardCharsets.UTF_8));
@@ -203,6 +204,33 @@ enum Function {
                 throw new IllegalStateException("every JDK has SHA-256", e);
             }
         }
+    },
+    /**
+     * {@code external PROVIDER KEY}: the provider's answer for the key's text, asked through the request's
+     * {@link ExternalData} view (never memoized here: the view's cache decides how long an answer lives). A missing
+     * key asks nothing and gives null; a failed key gives null when the provider fails open, else fails the render.
+     */
+    EXTERNAL("external", 2, 2) {
+        @Override
+        JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args) {
+            if (args[1] == null || args[1] == JsonValue.NULL) {
+                return null;
+            }
+            String provider = TextValues.text(args[0]);
+            String key = TextValues.text(args[1]);
+            ExternalData.Answer answer = scope.context().external().fetch(provider, List.of(key)).get(key);
+            if (answer == null) {
+                answer = ExternalData.Answer.failed("the provider gave no answer", false, "none");
+            }
+            if (!answer.failed()) {
+                return answer.value();
+            }
+            if (answer.failOpen()) {
+                return null;
+            }
+            throw call.source().error("external " + quoted(provider) + " key " + quoted(key) + ": " + answer.error(),
+                    call.offset());
+        }
     };
 
     private static final Map<String, Function> BY_NAME =
@@ -210,7 +238,10 @@ enum Function {
 
     /** Remold's own functions, which a Go template of a KubeMod rule cannot call (KubeMod has Sprig's only). */
     private static final Set<Function> REMOLD_ONLY =
-            EnumSet.of(IMAGE_DOMAIN, IMAGE_PATH, IMAGE_TAG, IMAGE_WITH);
+            EnumSet.of(IMAGE_DOMAIN, IMAGE_PATH, IMAGE_TAG, IMAGE_WITH, EXTERNAL);
+
+    /** Longest key or provider name an error message of {@code external} quotes whole. */
+    private static final int MAX_QUOTED_CHARS = 200;
 
     private final String functionName;
     private final int minArgs;
@@ -222,7 +253,7 @@ enum Function {
         this.maxArgs = maxArgs;
     }
 
-    abstract JsonValue apply(Expression.Call call, JsonValue[] args);
+    abstract JsonValue apply(Expression.Call call, Scope scope, JsonValue[] args);
 
     static Function named(String name) {
         return BY_NAME.get(name);
@@ -262,6 +293,12 @@ enum Function {
 
     private static JsonValue string(String value) {
         return Json.provider().createValue(value);
+    }
+
+    /** A text quoted the way JSON writes it, shortened past {@value #MAX_QUOTED_CHARS} characters (for errors). */
+    private static String quoted(String text) {
+        String shown = text.length() > MAX_QUOTED_CHARS ? text.substring(0, MAX_QUOTED_CHARS) + "..." : text;
+        return string(shown).toString();
     }
 
     /** {@code result} as a JSON string; the argument itself when it is a string and the function left it as it was. */

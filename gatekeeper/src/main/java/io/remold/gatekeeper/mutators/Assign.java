@@ -30,8 +30,10 @@ final class Assign {
         }
         PathTests tests = PathTests.parse(
                 Mutators.array(spec.parameters(), "pathTests", "spec.parameters.pathTests"), path);
-        return new LocationMutator(spec, Mutators.schemaBindings(spec), tests, assign.usesExternalData(),
-                mutable -> new ValueSetter(assign.value(mutable)));
+        LocationMutator.Setters setters = assign.usesExternalData()
+                ? mutable -> assign.externalSetter(mutable, spec.id(), path, tests, false)
+                : mutable -> new ValueSetter(assign.value(mutable));
+        return new LocationMutator(spec, Mutators.schemaBindings(spec), tests, assign.usesExternalData(), setters);
     }
 
     /**

@@ -1,12 +1,18 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.gatekeeper.path.PathNode;
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -24,9 +30,9 @@ final class AssignField {
     /** {@code name} or {@code namespace}, or null. */
     private final String metadataField;
     /** Null unless the value comes from an external data provider. */
-    private final ExternalData externalData;
+    private final ExternalDataSpec externalData;
 
-    private AssignField(JsonValue constant, String metadataField, ExternalData externalData) {
+    private AssignField(JsonValue constant, String metadataField, ExternalDataSpec externalData) {
         this.constant = constant;
         this.metadataField = metadataField;
         this.externalData = externalData;
@@ -54,23 +60,79 @@ final class AssignField {
             return new AssignField(null, metadataField(fromMetadata, field + ".fromMetadata"), null);
         }
         if (externalData != null) {
-            return new AssignField(null, null, ExternalData.parse(externalData, field + ".externalData"));
+            return new AssignField(null, null, ExternalDataSpec.parse(externalData, field + ".externalData"));
         }
         return new AssignField(constant, null, null);
     }
 
-    /** The value to assign for this request. */
-    JsonValue value(Mutable mutable) throws MutationException {
-        if (externalData != null) {
-            throw new MutationException("external data providers are not supported yet (provider "
-                    + externalData.provider() + ")");
-        }
+    /** The value to assign for this request, when it does not come from external data. */
+    JsonValue value(Mutable mutable) {
         if (metadataField == null) {
             return constant;
         }
         JsonValue metadata = mutable.object().get("metadata");
         String value = metadata instanceof JsonObject object ? object.getString(metadataField, "") : "";
         return JSON.createValue(value);
+    }
+
+    /**
+     * The setter of an {@code externalData} assign for this request, or null when no location needs a value. Every
+     * key of the mutation is asked in one fetch: with {@code ValueAtLocation} the text of the value at each location
+     * that has one (locations where nothing or null is set are left alone), with {@code Username} the requesting user's
+     * name. A key's value is assigned; for a failed key {@code failurePolicy} decides: {@code Fail} fails the
+     * mutation, {@code Ignore} leaves the location as it is, {@code UseDefault} assigns {@code default}. A location
+     * already holding what this mutator assigned earlier in the request is left alone, so that the mutation loop
+     * converges. {@code onlyWhereAbsent}: AssignMetadata, which never changes a value that exists.
+     */
+    Setter externalSetter(Mutable mutable, MutatorId mutator, List<PathNode> path, PathTests tests,
+                          boolean onlyWhereAbsent) throws MutationException {
+        ExternalDataSpec spec = externalData;
+        Set<JsonValue> assigned = mutable.external().assigned(mutator);
+        boolean byUser = spec.dataSource().equals("Username");
+        Predicate<JsonValue> needsValue = current -> onlyWhereAbsent ? current == null
+                : (byUser || current != null && current != JsonValue.NULL) && !assigned.contains(current);
+        var keys = new LinkedHashSet<String>();
+        Core.mutate(path, tests, current -> {
+            if (needsValue.test(current)) {
+                keys.add(byUser ? mutable.username() : key(current));
+            }
+            return current;
+        }, mutable.object());
+        if (keys.isEmpty()) {
+            return null;
+        }
+        Map<String, ExternalData.Answer> answers = mutable.external().fetch(mutator, spec.provider(), keys);
+        if (spec.failurePolicy().equals("Ignore")
+                && answers.values().stream().allMatch(answer -> answer == null || answer.failed())) {
+            return null; // nothing to assign: not even the parents of an absent location are created
+        }
+        return current -> {
+            if (!needsValue.test(current)) {
+                return current;
+            }
+            String key = byUser ? mutable.username() : key(current);
+            ExternalData.Answer answer = answers.get(key);
+            if (answer != null && !answer.failed()) {
+                assigned.add(answer.value());
+                return answer.value();
+            }
+            String error = answer == null ? "the provider gave no answer" : answer.error();
+            return switch (spec.failurePolicy()) {
+                case "Ignore" -> current;
+                case "UseDefault" -> {
+                    JsonValue fallback = JSON.createValue(spec.defaultValue());
+                    assigned.add(fallback);
+                    yield fallback;
+                }
+                default -> throw new MutationException("externalData provider \"" + spec.provider() + "\" key "
+                        + JSON.createValue(key) + ": " + error);
+            };
+        };
+    }
+
+    /** The key a value at a location is sent as: a string's text, any other value's JSON. */
+    private static String key(JsonValue value) {
+        return value instanceof JsonString string ? string.getString() : value.toString();
     }
 
     boolean usesExternalData() {
@@ -105,8 +167,8 @@ final class AssignField {
     }
 
     /** {@code externalData}, validated as Gatekeeper's CRD and webhook do, with the CRD's defaults. */
-    private record ExternalData(String provider, String dataSource, String failurePolicy, String defaultValue) {
-        static ExternalData parse(JsonValue value, String field) {
+    private record ExternalDataSpec(String provider, String dataSource, String failurePolicy, String defaultValue) {
+        static ExternalDataSpec parse(JsonValue value, String field) {
             if (!(value instanceof JsonObject object)) {
                 throw new InvalidMutatorException(field, "must be an object");
             }
@@ -121,7 +183,7 @@ final class AssignField {
                 throw new InvalidMutatorException(field + ".default",
                         "`default` must not be empty when `failurePolicy` is set to `UseDefault`");
             }
-            return new ExternalData(provider, dataSource, failurePolicy, defaultValue);
+            return new ExternalDataSpec(provider, dataSource, failurePolicy, defaultValue);
         }
 
         /** The value, or the first allowed one (the CRD's default) when absent. */

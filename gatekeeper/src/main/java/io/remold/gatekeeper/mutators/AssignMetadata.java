@@ -40,8 +40,10 @@ final class AssignMetadata {
             throw new InvalidMutatorException("spec.parameters.assign.value",
                     "spec.parameters.assign.value field must be a string for AssignMetadata \"" + name + "\"");
         }
-        return new LocationMutator(spec, List.of(), PathTests.NONE, value.usesExternalData(),
-                mutable -> new AddOnly(value.value(mutable)));
+        LocationMutator.Setters setters = value.usesExternalData()
+                ? mutable -> value.externalSetter(mutable, spec.id(), path, PathTests.NONE, true)
+                : mutable -> new AddOnly(value.value(mutable));
+        return new LocationMutator(spec, List.of(), PathTests.NONE, value.usesExternalData(), setters);
     }
 
     /** Sets the value only where the key is missing. */

@@ -21,7 +21,10 @@ import java.util.stream.Collectors;
 record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, PathTests tests,
                        boolean usesExternalData, Setters setters) implements Mutator {
 
-    /** The setter for one request (AssignMetadata's value may come from the object). */
+    /**
+     * The setter for one request (AssignMetadata's value may come from the object), or null when the mutator leaves
+     * the object as it is (an {@code externalData} assign with no location to resolve).
+     */
     @FunctionalInterface
     interface Setters {
         Setter forRequest(Mutable mutable) throws MutationException;
@@ -66,6 +69,7 @@ record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, Pat
 
     @Override
     public JsonObject mutate(Mutable mutable) throws MutationException {
-        return Core.mutate(spec.path(), tests, setters.forRequest(mutable), mutable.object());
+        Setter setter = setters.forRequest(mutable);
+        return setter == null ? mutable.object() : Core.mutate(spec.path(), tests, setter, mutable.object());
     }
 }

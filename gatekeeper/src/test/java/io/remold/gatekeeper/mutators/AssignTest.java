@@ -75,12 +75,12 @@ class AssignTest {
     }
 
     @Test
-    void failsAtMutationTimeWithExternalData() {
+    void withoutProvidersExternalDataFailsAsItsPolicySays() {
         Mutator mutator = assign("spec.x", "{assign: {externalData: {provider: p}}}");
         assertTrue(mutator.usesExternalData());
         var e = assertThrows(MutationException.class,
-                () -> mutator.mutate(new Mutable(yaml("spec: {}"), null, null, Source.All, "")));
-        assertTrue(e.getMessage().contains("external data providers are not supported yet"), e.getMessage());
+                () -> mutator.mutate(new Mutable(yaml("spec: {x: a}"), null, null, Source.All, "")));
+        assertEquals("externalData provider \"p\" key \"a\": no external data provider \"p\" here", e.getMessage());
     }
 
     @Test

@@ -59,16 +59,18 @@ final class MutatorRules {
         String kind = mutator.id().kind();
         JsonObject spec = manifest.getJsonObject("spec");
         JsonObject parameters = spec.get("parameters") instanceof JsonObject p ? p : JsonValue.EMPTY_JSON_OBJECT;
-        if (mutator.usesExternalData()) {
-            throw new CannotConvert("spec.parameters.assign.externalData: the value comes from an external data"
-                    + " provider, which a ModRule cannot call");
-        }
         List<PathNode> path = mutator.path();
         var criteria = MatchCriteria.of(kind.equals("AssignMetadata") ? null : spec.getJsonArray("applyTo"),
                 spec.get("match") instanceof JsonObject m ? m : null);
         var conditions = pathTests(parameters, path);
         String base = kind.toLowerCase(Locale.ROOT) + "-" + mutator.id().name();
         var rules = new ArrayList<ModRule>();
+        if (mutator.usesExternalData()) {
+            String value = externalValue(kind, path, parameters.getJsonObject("assign").getJsonObject("externalData"));
+            // Only where the location holds a value: the key asked for it.
+            add(conditions, path.size() - 1, new Condition(p -> "isDefined(" + p + ")", false));
+            return rules(systemNamespace, base, firstTier, criteria, Walk.walks(path, conditions), PatchOp.add, value);
+        }
         switch (kind) {
             case "Assign" -> rules.addAll(rules(systemNamespace, base, firstTier, criteria, Walk.walks(path, conditions),
                     PatchOp.add, assignedValue(parameters.getJsonObject("assign"))));
@@ -122,23 +124,46 @@ final class MutatorRules {
      * same split as Gatekeeper's); a missing field counts as the empty reference, as for Gatekeeper.
      */
     private static String imageValue(List<PathNode> path, JsonObject parameters) {
-        // The image is read from the select's result (the element of the last select step) or from the object.
+        return "\"{{imageWith " + literal(parameters.getString("assignDomain", "")) + " "
+                + literal(parameters.getString("assignPath", "")) + " " + literal(parameters.getString("assignTag", ""))
+                + " " + valueAtLocation(path, "AssignImage", "the image") + "}}\"";
+    }
+
+    /**
+     * An {@code externalData} assign's value: the provider's answer for the value at the location, which stays as it
+     * is when the provider fails open ({@code | default}); the provider's own failurePolicy decides, so only Assign's
+     * {@code Fail} and {@code Ignore} convert (docs/compatibility.md).
+     */
+    private static String externalValue(String kind, List<PathNode> path, JsonObject externalData) {
+        String at = "spec.parameters.assign.externalData";
+        if (!externalData.getString("dataSource", "ValueAtLocation").equals("ValueAtLocation")) {
+            throw new CannotConvert(at + ".dataSource: Username sends the requesting user's name, which a ModRule"
+                    + " template cannot see");
+        }
+        if (externalData.getString("failurePolicy", "Fail").equals("UseDefault")) {
+            throw new CannotConvert(at + ".failurePolicy: UseDefault assigns the default when the provider fails,"
+                    + " and a ModRule's call to a provider follows the Provider's own failurePolicy (Fail or Ignore)");
+        }
+        String key = valueAtLocation(path, kind, "the value");
+        return "{{external " + literal(externalData.getString("provider")) + " " + key + " | default " + key + "}}";
+    }
+
+    /** A template reading the value at the location: from the select's result (the last select step) or the object. */
+    private static String valueAtLocation(List<PathNode> path, String kind, String what) {
         var template = new StringBuilder("Target");
         for (int depth = 0; depth < path.size(); depth++) {
             if (path.get(depth) instanceof PathNode.Field field) {
                 template.append(member(field.name()));
             } else if (Walk.createsAfterLastGlob(path, depth)) {
-                throw new CannotConvert("AssignImage location step " + Location.format(path.subList(depth, depth + 1))
-                        .replaceFirst("^\\.", "") + " may create the element, and a template cannot read the image"
+                throw new CannotConvert(kind + " location step " + Location.format(path.subList(depth, depth + 1))
+                        .replaceFirst("^\\.", "") + " may create the element, and a template cannot read " + what
                         + " of an element found by key");
             } else {
                 template.setLength(0);
                 template.append("SelectedItem");
             }
         }
-        return "\"{{imageWith " + literal(parameters.getString("assignDomain", "")) + " "
-                + literal(parameters.getString("assignPath", "")) + " " + literal(parameters.getString("assignTag", ""))
-                + " " + template + "}}\"";
+        return template.toString();
     }
 
     private static ModRule rule(String systemNamespace, String name, int tier, MatchCriteria.Criteria criteria,

@@ -91,7 +91,9 @@ public final class EvalCommand {
         JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
         String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
 
-        Engine.Builder builder = Engine.builder().rules(rules).stage(Gatekeeper.stage(loaded.mutators()))
+        FileExternalData external = FileExternalData.read(options.externals(), loaded.failOpenProviders());
+        Engine.Builder builder = Engine.builder().rules(rules).externalData(external)
+                .stage(Gatekeeper.stage(loaded.mutators(), external))
                 .references(FileReferences.read(options.references()));
         ScriptHost scripts = loaded.scripts().isEmpty() ? null : Scripts.host(EVAL_SCRIPT_LIMITS);
         try {
@@ -199,7 +201,8 @@ public final class EvalCommand {
                 if (Gatekeeper.isStageOutcome(o.rule())) {
                     mutators.remove(o.rule());
                     err.println("  " + o.rule() + ": " + (o.error() != null ? "failed: " + o.error()
-                            : "changed the object" + (o.applied().isEmpty() ? "" : ", " + o.applied())));
+                            : o.applied().isEmpty() ? "changed nothing" : "changed the object, " + o.applied()));
+                    o.references().forEach(line -> err.println("    " + line));
                 }
             }
             loaded.mutators().stream().map(m -> m.id().toString()).filter(mutators::contains)
@@ -231,7 +234,9 @@ public final class EvalCommand {
                 what = o.applied().isEmpty() ? "matched, no change" : "matched, applied " + o.applied();
             }
             err.println("  " + o.rule() + " (tier " + o.tier() + "): " + what);
-            o.references().forEach(reference -> err.println("    reference " + reference));
+            // how each reference resolved, then what each call to an external data provider answered
+            o.references().forEach(line -> err.println("    " + (line.startsWith("external ") ? "" : "reference ")
+                    + line));
         }
         boolean any = !outcomes.isEmpty();
         for (ModRule rule : rules) {

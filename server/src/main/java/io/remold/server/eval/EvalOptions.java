@@ -12,22 +12,25 @@ import java.util.Set;
 /** The parsed command line of {@code remold eval}. {@code operation} and {@code namespace} may be null (derived). */
 record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation, String namespace, Path old,
                    Path namespaceRef, Path nodeRef, Map<String, Path> references, Output output, boolean explain,
-                   boolean help, Path state) {
+                   boolean help, Path state, Map<String, Path> externals) {
 
     enum Output { yaml, json, patch }
 
     static final String USAGE = """
             usage: remold eval --rules PATH [--rules PATH ...] --resource FILE [--operation CREATE|UPDATE|DELETE]
                                [--namespace NS] [--old FILE] [--ref namespace=FILE] [--ref node=FILE]
-                               [--ref NAME=FILE ...] [--output yaml|json|patch] [--explain] [--state FILE]
+                               [--ref NAME=FILE ...] [--external NAME=FILE ...] [--output yaml|json|patch]
+                               [--explain] [--state FILE]
             --ref NAME=FILE answers the rules' spec.references named NAME: one object, or for a labelSelector
             reference every object of the file (YAML documents or a List).
+            --external NAME=FILE answers external data provider NAME (the template function external, Gatekeeper's
+            externalData) from FILE: a mapping of key to value, or a Gatekeeper ProviderResponse; no call is made.
             --state FILE: a JSON or YAML object that script rules' state starts from (over what jsa_init made).
             Exit codes: 0 allowed (a failing Patch rule is reported on stderr), 1 rejected, 2 usage or input error.""";
 
     private static final Set<String> VALUE_FLAGS =
             Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref",
-                    "--state");
+                    "--state", "--external");
 
     /** Accepts {@code --flag value} and {@code --flag=value}; every problem names the argument and its position. */
     static EvalOptions parse(String[] args) {
@@ -39,6 +42,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         Path namespaceRef = null;
         Path nodeRef = null;
         var references = new java.util.LinkedHashMap<String, Path>();
+        var externals = new java.util.LinkedHashMap<String, Path>();
         Output output = Output.yaml;
         Path state = null;
         boolean explain = false;
@@ -50,7 +54,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                 line.noValue();
                 if (flag.equals("--help")) {
                     return new EvalOptions(List.of(), null, null, null, null, null, null, Map.of(), output, false,
-                            true, null);
+                            true, null, Map.of());
                 }
                 explain = true;
                 continue;
@@ -81,6 +85,16 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                         default -> references.put(kind, once("--ref " + kind, references.get(kind), file, position));
                     }
                 }
+                case "--external" -> {
+                    int kv = value.indexOf('=');
+                    String name = kv < 0 ? "" : value.substring(0, kv);
+                    if (name.isEmpty()) {
+                        throw new EvalException("--external expects NAME=FILE (a provider's name), got \"" + value
+                                + "\" (argument " + position + ")");
+                    }
+                    Path file = path(flag, value.substring(kv + 1), position);
+                    externals.put(name, once("--external " + name, externals.get(name), file, position));
+                }
                 default -> throw new IllegalStateException("flag " + flag + " is in VALUE_FLAGS but not handled");
             }
         }
@@ -97,7 +111,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             throw new EvalException("--old does not apply to CREATE");
         }
         return new EvalOptions(List.copyOf(rules), resource, operation, namespace, old, namespaceRef, nodeRef,
-                java.util.Collections.unmodifiableMap(references), output, explain, false, state);
+                java.util.Collections.unmodifiableMap(references), output, explain, false, state,
+                java.util.Collections.unmodifiableMap(externals));
     }
 
     /** CREATE unless an old object is given, which makes it an UPDATE. */

@@ -3,6 +3,7 @@ package io.remold.server.eval;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
+import io.remold.api.Provider;
 import io.remold.engine.Engine;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
@@ -25,8 +26,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -39,8 +42,16 @@ public final class RuleFiles {
     private RuleFiles() {
     }
 
-    /** The rules of the files: ModRules and Gatekeeper mutators. */
-    record Loaded(List<ModRule> rules, List<Mutator> mutators, List<ScriptRule> scripts) {
+    /**
+     * The rules of the files: ModRules, Gatekeeper mutators and scripts, and the names of the external data Providers
+     * among them that fail open ({@code failurePolicy: Ignore}).
+     */
+    record Loaded(List<ModRule> rules, List<Mutator> mutators, List<ScriptRule> scripts,
+                  Set<String> failOpenProviders) {
+    }
+
+    /** What the files hold: the rules, located, and the Providers. */
+    private record Contents(List<Located> entries, List<Provider> providers) {
     }
 
     /** A rule and the file it was read from. */
@@ -57,14 +68,18 @@ public final class RuleFiles {
         var rules = new ArrayList<ModRule>();
         var mutators = new ArrayList<Mutator>();
         var scripts = new ArrayList<ScriptRule>();
-        for (Located located : entries(paths)) {
+        Contents contents = contents(paths);
+        for (Located located : contents.entries()) {
             switch (located.entry()) {
                 case RuleDocuments.RuleEntry r -> rules.add(r.rule());
                 case RuleDocuments.MutatorEntry m -> mutators.add(m.mutator());
                 case RuleDocuments.ScriptEntry s -> scripts.add(s.rule());
             }
         }
-        return new Loaded(List.copyOf(rules), List.copyOf(mutators), List.copyOf(scripts));
+        Set<String> failOpen = contents.providers().stream()
+                .filter(p -> p.failurePolicy() == Provider.FailurePolicy.Ignore).map(Provider::name)
+                .collect(Collectors.toUnmodifiableSet());
+        return new Loaded(List.copyOf(rules), List.copyOf(mutators), List.copyOf(scripts), failOpen);
     }
 
     /**
@@ -74,11 +89,18 @@ public final class RuleFiles {
      * one silently.
      */
     public static List<Located> entries(List<Path> paths) {
+        return contents(paths).entries();
+    }
+
+    private static Contents contents(List<Path> paths) {
         var origins = new LinkedHashMap<String, String>();
         var out = new ArrayList<Located>();
+        var providers = new ArrayList<Provider>();
         for (Path path : paths) {
             for (Path file : files(path)) {
-                for (RuleDocuments.Entry entry : read(file)) {
+                RuleDocuments.Contents contents = read(file);
+                contents.providers().forEach(entry -> providers.add(entry.provider()));
+                for (RuleDocuments.Entry entry : contents.rules()) {
                     var located = new Located(file, entry);
                     String previous = origins.putIfAbsent(entry.id(), located.origin());
                     if (previous != null) {
@@ -89,7 +111,7 @@ public final class RuleFiles {
                 }
             }
         }
-        return List.copyOf(out);
+        return new Contents(List.copyOf(out), List.copyOf(providers));
     }
 
     /**
@@ -120,7 +142,7 @@ public final class RuleFiles {
         }
     }
 
-    private static List<RuleDocuments.Entry> read(Path file) {
+    private static RuleDocuments.Contents read(Path file) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -128,8 +150,8 @@ public final class RuleFiles {
             throw new EvalException("--rules " + file + ": cannot read: " + e.getMessage());
         }
         String source = file.toString();
-        List<RuleDocuments.Entry> entries = RuleDocuments.read(text, source);
-        for (RuleDocuments.Entry entry : entries) {
+        RuleDocuments.Contents contents = RuleDocuments.readAll(text, source);
+        for (RuleDocuments.Entry entry : contents.rules()) {
             if (entry instanceof RuleDocuments.RuleEntry r) {
                 RuleCompilation compilation = Engine.compile(r.rule());
                 if (!compilation.ok()) {
@@ -137,7 +159,7 @@ public final class RuleFiles {
                 }
             }
         }
-        return entries;
+        return contents;
     }
 
     /** One line per problem, in the reader's {@code file: document N (line L, column C): field: message} form. */

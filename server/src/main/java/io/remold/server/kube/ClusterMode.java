@@ -3,7 +3,6 @@ package io.remold.server.kube;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
@@ -13,6 +12,7 @@ import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
+import io.remold.api.Provider;
 import io.remold.scripting.Scripts;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -85,6 +85,9 @@ public final class ClusterMode implements AutoCloseable {
     /** js-admissions-controller's JsAdmission and ClusterJsAdmission, each watched once its CRD is served. */
     private static final List<RuleResource> SCRIPT_RULES = Scripts.PLURALS.stream().map(plural ->
             new RuleResource(Scripts.GROUP, Scripts.VERSION, plural, RuleLoader.SCRIPTS)).toList();
+    /** remold.io external data Providers, watched once their CRD is served (an installation older than them has none). */
+    private static final RuleResource PROVIDERS =
+            new RuleResource(REMOLD_GROUP, RULE_VERSION, Provider.PLURAL, RuleLoader.PROVIDERS);
     /** The installer's validating webhook configuration, whose reach the leader keeps to the Reject rules. */
     static final String VALIDATING_WEBHOOK = "remold-validating";
     /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
@@ -135,7 +138,7 @@ public final class ClusterMode implements AutoCloseable {
     private final StatusWriter statusWriter;
     private final NodeRefInjector injector;
     private final Leadership leadership;
-    private final List<SharedInformerFactory> factories = new CopyOnWriteArrayList<>();
+    private final List<DynamicInformer> informers = new CopyOnWriteArrayList<>();
     private final List<Watched> watched = new CopyOnWriteArrayList<>();
     private final List<RuleSource> ruleSources = new CopyOnWriteArrayList<>();
     private volatile boolean synced;
@@ -206,9 +209,9 @@ public final class ClusterMode implements AutoCloseable {
     /** Stops leader election, informers and background work. */
     @Override
     public void close() {
-        synchronized (factories) {
+        synchronized (informers) {
             closed = true;
-            factories.forEach(SharedInformerFactory::stopAllRegisteredInformers);
+            informers.forEach(DynamicInformer::stop);
         }
         leadership.close();
         background.shutdownNow();
@@ -227,6 +230,7 @@ public final class ClusterMode implements AutoCloseable {
             discover(KUBEMOD_RULES);
             GATEKEEPER_MUTATORS.forEach(this::discover);
             SCRIPT_RULES.forEach(this::discover);
+            discover(PROVIDERS);
             awaitSync();
         });
     }
@@ -277,20 +281,15 @@ public final class ClusterMode implements AutoCloseable {
 
     private void watch(String group, String version, String plural,
             ResourceEventHandler<DynamicKubernetesObject> handler, long resyncMillis) {
-        // One factory per resource: a factory keeps one informer per Java type, and all of these are dynamic objects.
-        var factory = new SharedInformerFactory(watchClient);
-        String resource = (group.isEmpty() ? "" : group + "/") + version + " " + plural;
-        var listerWatcher = new DynamicListerWatcher(group, version, plural, requestClient, watchClient);
-        SharedIndexInformer<DynamicKubernetesObject> informer = factory.sharedIndexInformerFor(listerWatcher,
-                DynamicKubernetesObject.class, resyncMillis, new WatchErrors(resource, () -> closed)::report);
-        informer.setTransform(Manifests::kept);
-        var feed = new Watched(informer, handler);
-        informer.addEventHandler(feed);
-        synchronized (factories) { // the KubeMod informer may come late: never start one after close()
+        var informer = DynamicInformer.of(group, version, plural, requestClient, watchClient, resyncMillis,
+                () -> closed);
+        var feed = new Watched(informer.informer(), handler);
+        informer.handledBy(feed);
+        synchronized (informers) { // the KubeMod informer may come late: never start one after close()
             if (!closed) {
-                factories.add(factory);
+                informers.add(informer);
                 watched.add(feed);
-                factory.startAllRegisteredInformers();
+                informer.start();
             }
         }
     }

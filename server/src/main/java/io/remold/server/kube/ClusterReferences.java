@@ -1,8 +1,6 @@
 package io.remold.server.kube;
 
 import io.kubernetes.client.Discovery;
-import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Caches;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -54,8 +52,7 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     private sealed interface State {
     }
 
-    private record Watching(Discovered resource, SharedInformerFactory factory,
-                            SharedIndexInformer<DynamicKubernetesObject> informer) implements State {
+    private record Watching(Discovered resource, DynamicInformer informer) implements State {
     }
 
     private record Refused(String reason) implements State {
@@ -136,7 +133,7 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
             if (!wanted.contains(entry.getKey())) {
                 it.remove();
                 if (entry.getValue() instanceof Watching w) {
-                    w.factory().stopAllRegisteredInformers();
+                    w.informer().stop();
                     LOG.log(System.Logger.Level.INFO, "no rule references {0} any more: stopped caching them",
                             w.resource().name());
                 }
@@ -228,15 +225,10 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         if (!allowed.contains(resource.name())) {
             return new Refused(notAllowed(resource.name()));
         }
-        var factory = new SharedInformerFactory(watchClient);
-        var listerWatcher = new DynamicListerWatcher(resource.group(), resource.version(), resource.plural(),
-                requestClient, watchClient);
-        SharedIndexInformer<DynamicKubernetesObject> informer = factory.sharedIndexInformerFor(listerWatcher,
-                DynamicKubernetesObject.class, RESYNC.toMillis(), new WatchErrors(resource.name(), () -> closed)::report);
-        informer.setTransform(Manifests::kept);
-        factory.startAllRegisteredInformers();
+        var informer = DynamicInformer.of(resource.group(), resource.version(), resource.plural(), requestClient,
+                watchClient, RESYNC.toMillis(), () -> closed).start();
         LOG.log(System.Logger.Level.INFO, "a rule references {0}: caching them", resource.name());
-        return new Watching(resource, factory, informer);
+        return new Watching(resource, informer);
     }
 
     private Discovered discover(String kind) throws ApiException {
@@ -306,12 +298,12 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         if (watching.resource().clusterScoped() && !query.clusterWide()) {
             throw new ReferenceException(clusterScoped(resource));
         }
-        if (!watching.informer().hasSynced()) {
+        if (!watching.informer().informer().hasSynced()) {
             return new Resolution(null, "cache of " + resource + " still listing");
         }
         String source = "cache of " + resource;
         String namespace = watching.resource().clusterScoped() || query.namespace() == null ? "" : query.namespace();
-        var indexer = watching.informer().getIndexer();
+        var indexer = watching.informer().informer().getIndexer();
         if (query.name() != null) {
             DynamicKubernetesObject found = indexer.getByKey(namespace.isEmpty() ? query.name()
                     : namespace + "/" + query.name());
@@ -352,16 +344,10 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        background.shutdownNow();
-        try {
-            // A watch() already running could otherwise register an informer after the ones below are stopped.
-            background.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DynamicInformer.stopBackground(background);
         kinds.values().forEach(state -> {
             if (state instanceof Watching w) {
-                w.factory().stopAllRegisteredInformers();
+                w.informer().stop();
             }
         });
         kinds.clear();

@@ -2,8 +2,6 @@ package io.remold.server.kube;
 
 import io.kubernetes.client.Discovery;
 import io.kubernetes.client.informer.ResourceEventHandler;
-import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.util.Config;
@@ -25,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The events of script rules in cluster mode: an informer per resource some script names in {@code kinds} (and
@@ -37,13 +34,11 @@ import java.util.concurrent.TimeUnit;
 public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ClusterScriptEvents.class.getName());
 
-    private record Watched(SharedInformerFactory factory, SharedIndexInformer<DynamicKubernetesObject> informer) {
-    }
 
     private final ApiClient requestClient;
     private final ApiClient watchClient;
     /** By resource (plural) as scripts name it. */
-    private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+    private final Map<String, DynamicInformer> watched = new ConcurrentHashMap<>();
     private final ExecutorService background =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("remold-script-events").factory());
     private volatile ScriptHost host;
@@ -80,7 +75,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     private void reconcile(Set<String> resources) {
         for (String resource : resources) {
             if (!closed && !watched.containsKey(resource)) {
-                Watched w = watch(resource);
+                DynamicInformer w = watch(resource);
                 if (w != null) {
                     watched.put(resource, w);
                 }
@@ -90,7 +85,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
             var entry = it.next();
             if (!resources.contains(entry.getKey())) {
                 it.remove();
-                entry.getValue().factory().stopAllRegisteredInformers();
+                entry.getValue().stop();
                 LOG.log(System.Logger.Level.INFO, "no script names {0} any more: stopped watching them",
                         entry.getKey());
             }
@@ -98,7 +93,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     }
 
     /** Finds the resource's group and version (the core group first), checks that it may be listed, watches it. */
-    private Watched watch(String resource) {
+    private DynamicInformer watch(String resource) {
         Discovery.APIResource found;
         try {
             found = new Discovery(requestClient).findAll().stream()
@@ -127,20 +122,15 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "cannot list {0}: {1}", resource, e.toString());
             return null;
         }
-        var factory = new SharedInformerFactory(watchClient);
-        var listerWatcher = new DynamicListerWatcher(group, version, resource, requestClient, watchClient);
-        SharedIndexInformer<DynamicKubernetesObject> informer = factory.sharedIndexInformerFor(listerWatcher,
-                DynamicKubernetesObject.class, 0, new WatchErrors(resource, () -> closed)::report);
-        informer.setTransform(Manifests::kept);
-        informer.addEventHandler(new Feed(resource));
-        factory.startAllRegisteredInformers();
+        var informer = DynamicInformer.of(group, version, resource, requestClient, watchClient, 0, () -> closed)
+                .handledBy(new Feed(resource)).start();
         LOG.log(System.Logger.Level.INFO, "a script names {0}: watching them for its events", resource);
-        return new Watched(factory, informer);
+        return informer;
     }
 
     /** The objects of a resource in its informer's store: what a new rule is told of as created. */
     private Collection<JsonObject> existing(String resource) {
-        Watched w = watched.get(resource);
+        DynamicInformer w = watched.get(resource);
         return w == null ? List.of() : w.informer().getIndexer().list().stream().map(Manifests::toJson).toList();
     }
 
@@ -171,14 +161,8 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        background.shutdownNow();
-        try {
-            // A watch() already running could otherwise register an informer after the ones below are stopped.
-            background.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        watched.values().forEach(w -> w.factory().stopAllRegisteredInformers());
+        DynamicInformer.stopBackground(background);
+        watched.values().forEach(DynamicInformer::stop);
         watched.clear();
     }
 }

@@ -23,6 +23,7 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
     static final String SCHEMA_CONFLICT = "ErrConflictingSchema";
     static final String MUTATOR_READY = "mutator compiled";
     static final String SCRIPT_READY = "script compiled";
+    static final String PROVIDER_READY = "provider in force";
 
     static ReadyCondition of(RuleCompilation compilation, long generation) {
         if (compilation.ok()) {

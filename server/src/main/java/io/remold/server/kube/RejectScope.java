@@ -6,6 +6,7 @@ import io.kubernetes.client.openapi.models.V1RuleWithOperations;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.remold.api.ModRule;
+import io.remold.api.Provider;
 import io.remold.api.RuleType;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
@@ -66,6 +67,12 @@ final class RejectScope implements RuleSink {
     @Override
     public void putMutator(String key, Mutator mutator) {
         delegate.putMutator(key, mutator);
+    }
+
+    /** Providers never reject: passed on, with no effect on the reach. */
+    @Override
+    public void putProvider(String key, Provider provider) {
+        delegate.putProvider(key, provider);
     }
 
     /** A script with jsa_validate refuses like a Reject rule: in its namespace, or anywhere when cluster-wide. */

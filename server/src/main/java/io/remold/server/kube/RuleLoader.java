@@ -3,6 +3,7 @@ package io.remold.server.kube;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
+import io.remold.api.Provider;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.InvalidMutatorException;
@@ -56,6 +57,17 @@ interface RuleLoader {
         } catch (InvalidMutatorException e) {
             sink.remove(ref.key());
             return ReadyCondition.invalid(e.getMessage(), generation);
+        }
+    };
+
+    /** remold.io external data Providers: in force as soon as read (no compilation). */
+    RuleLoader PROVIDERS = (ref, manifest, generation, sink) -> {
+        try {
+            sink.putProvider(ref.key(), Provider.fromJson(manifest, "Provider " + ref.name()));
+            return ReadyCondition.ready(ReadyCondition.PROVIDER_READY, generation);
+        } catch (ModRuleException e) {
+            sink.remove(ref.key());
+            return ReadyCondition.of(e, generation);
         }
     };
 }

@@ -1,6 +1,7 @@
 package io.remold.server.rules;
 
 import io.remold.api.ModRule;
+import io.remold.api.Provider;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.scripting.ScriptRule;
@@ -25,7 +26,12 @@ public interface RuleSink {
         throw new UnsupportedOperationException("this rule source takes no script rules: " + rule.id());
     }
 
-    /** Removes the rule or mutator under {@code key}, if any. */
+    /** Adds or replaces the external data Provider under {@code key} (checked: an invalid one never gets here). */
+    default void putProvider(String key, Provider provider) {
+        throw new UnsupportedOperationException("this rule source takes no Providers: " + provider.name());
+    }
+
+    /** Removes the rule, mutator or Provider under {@code key}, if any. */
     void remove(String key);
 
     /** The source has delivered its initial state: the server may report ready. */

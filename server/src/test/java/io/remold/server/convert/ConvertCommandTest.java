@@ -133,13 +133,13 @@ class ConvertCommandTest {
                   location: spec.priorityClassName
                   parameters:
                     assign:
-                      externalData: {provider: classes}
+                      externalData: {provider: classes, dataSource: Username}
                 """);
         Run run = convert("--rules", rules.toString(), "--output", "json");
         assertThat(run.code(), is(ConvertCommand.NOT_ALL_CONVERTED));
         assertThat(run.err(), equalTo("remold convert: " + rules + ": document 2: Assign/lookup: cannot convert: "
-                + "spec.parameters.assign.externalData: the value comes from an external data provider, which a"
-                + " ModRule cannot call" + System.lineSeparator()));
+                + "spec.parameters.assign.externalData.dataSource: Username sends the requesting user's name, which"
+                + " a ModRule template cannot see" + System.lineSeparator()));
         assertThat(run.out(), containsString("\"name\": \"assignmetadata-team\""));
     }
 
@@ -193,6 +193,7 @@ class ConvertCommandTest {
                 args.add(ref[2] + files.resolve(ref[0]));
             }
         }
+        args.addAll(ExamplesTest.externals(files));
         return run(true, args.toArray(String[]::new));
     }
 

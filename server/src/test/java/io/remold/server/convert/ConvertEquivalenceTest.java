@@ -10,6 +10,8 @@ import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.server.eval.RuleFiles;
 import io.remold.server.rules.RuleDocuments;
+import io.remold.templating.ExternalData;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,10 +19,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.instanceOf;
 
 /**
@@ -150,6 +154,49 @@ class ConvertEquivalenceTest {
               parameters: {operation: prune, values: {fromList: ["--debug", "--v=9", "--debug"]}}
             """;
 
+    /** One mutator that fails the whole stage on a failed key, alone: a failed ModRule fails only itself. */
+    private static final String EXTERNAL_FAIL = """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: mirror-images}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.containers[name: *].image"
+              parameters: {assign: {externalData: {provider: strict}}}
+            """;
+
+    private static final String EXTERNAL_IGNORE = """
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: mirror-init-images}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: "spec.initContainers[name: *].image"
+              parameters: {assign: {externalData: {provider: lenient, failurePolicy: Ignore}}}
+            ---
+            apiVersion: mutations.gatekeeper.sh/v1
+            kind: Assign
+            metadata: {name: priority}
+            spec:
+              applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+              location: spec.priorityClassName
+              parameters: {assign: {externalData: {provider: lenient, failurePolicy: Ignore}}}
+            """;
+
+    /**
+     * The providers of the external sets, with the failurePolicy of the Assigns that call them (a ModRule's call
+     * follows the Provider's): images of library/busybox and envoy are unknown, any other is mirrored.
+     */
+    private static final ExternalData PROVIDERS = (provider, keys) -> {
+        var answers = new LinkedHashMap<String, ExternalData.Answer>();
+        for (String key : keys) {
+            answers.put(key, key.contains("library/busybox") || key.contains("envoy")
+                    ? ExternalData.Answer.failed("unknown image", provider.equals("lenient"), "test")
+                    : ExternalData.Answer.of(Json.createValue("mirror.io/" + key), "test"));
+        }
+        return answers;
+    };
+
     private static final String OBJECTS = """
             {apiVersion: v1, kind: Pod, metadata: {name: web-1, namespace: team-a, labels: {app: web}},
              spec: {containers: [{name: a, ports: [{containerPort: 80}, {containerPort: 81, protocol: UDP}]}, {name: b}],
@@ -191,11 +238,13 @@ class ConvertEquivalenceTest {
                     .getFirst());
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"MUTATORS", "CREATING_MUTATORS", "KEYED_UNDER_GLOBS"})
+    @ValueSource(strings = {"MUTATORS", "CREATING_MUTATORS", "KEYED_UNDER_GLOBS", "EXTERNAL_FAIL", "EXTERNAL_IGNORE"})
     void convertedRulesChangeEveryObjectAsTheMutatorsDo(String set) {
         String yaml = switch (set) {
             case "MUTATORS" -> MUTATORS;
             case "CREATING_MUTATORS" -> CREATING_MUTATORS;
+            case "EXTERNAL_FAIL" -> EXTERNAL_FAIL;
+            case "EXTERNAL_IGNORE" -> EXTERNAL_IGNORE;
             default -> KEYED_UNDER_GLOBS;
         };
         List<RuleFiles.Located> entries = RuleDocuments.read(yaml, "mutators.yaml").stream()
@@ -209,8 +258,10 @@ class ConvertEquivalenceTest {
             converted.addAll(((ConvertCommand.Result.Converted) result.getValue()).rules());
             mutators.add(((RuleDocuments.MutatorEntry) result.getKey().entry()).mutator());
         }
-        Engine gatekeeper = Engine.builder().stage(Gatekeeper.stage(mutators)).build();
-        Engine remold = Engine.builder().rules(converted).build();
+        Engine gatekeeper = Engine.builder().externalData(PROVIDERS).stage(Gatekeeper.stage(mutators, PROVIDERS))
+                .build();
+        Engine remold = Engine.builder().externalData(PROVIDERS).rules(converted).build();
+        int changed = 0;
         for (JsonValue object : YamlJson.parse(OBJECTS, "objects.yaml")) {
             for (JsonValue namespace : NAMESPACES) {
                 for (AdmissionOperation operation : List.of(AdmissionOperation.CREATE, AdmissionOperation.UPDATE)) {
@@ -225,10 +276,12 @@ class ConvertEquivalenceTest {
                         continue; // the one documented difference: the namespace is unknown (docs/gatekeeper.md)
                     }
                     JsonValue expected = byGatekeeper.result();
+                    changed += expected.equals(object) ? 0 : 1;
                     assertThat(object + " in " + namespace + " on " + operation, remold.mutate(request).result(),
                             equalTo(expected));
                 }
             }
         }
+        assertThat("the set changes some object", changed, greaterThan(0));
     }
 }

@@ -107,6 +107,10 @@ class EvalCommandTest {
             --rules r.yaml --resource p.yaml --ref s=a.yaml --ref s=b.yaml | --ref s given twice (argument 7)
             --rules r.yaml --resource p.yaml --ref node=a.yaml --ref node=b.yaml | --ref node given twice (argument 7)
             --rules r.yaml --resource p.yaml --explain=yes  | --explain takes no value (argument 5)
+            --rules r.yaml --resource p.yaml --external =x.yaml | --external expects NAME=FILE (a provider's name), got "=x.yaml" (argument 5)
+            --rules r.yaml --resource p.yaml --external mirror | --external expects NAME=FILE (a provider's name), got "mirror" (argument 5)
+            --rules r.yaml --resource p.yaml --external m= | --external needs a file name (argument 5)
+            --rules r.yaml --resource p.yaml --external m=a.yaml --external m=b.yaml | --external m given twice (argument 7)
             --rules r.yaml --resource p.yaml --old o.yaml --operation CREATE | --old does not apply to CREATE
             --rules r.yaml --resource p.yaml --old o.yaml --operation DELETE | --old does not apply to DELETE: --resource is the object being deleted
             """)
@@ -379,6 +383,111 @@ class EvalCommandTest {
                 "--ref", "settings=" + list);
         assertThat(two.err(), containsString("rule shop/team-cost-centre failed: reference settings"));
         assertThat(two.err(), containsString("names one object, the file has 2"));
+    }
+
+    @Test
+    void explainShowsWhatEachExternalCallAnswered() throws IOException {
+        Path example = ExamplesTest.EXAMPLES.resolve("external/mirror-images");
+        Path mirror = example.resolve("external/registry-mirror.yaml");
+        Run run = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--external", "registry-mirror=" + mirror, "--explain");
+        assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
+        assertThat(run.err(), containsString("  shop/mirror-images (tier 0): matched, applied ["));
+        assertThat(run.err(), containsString("    external registry-mirror \"nginx:1.27\": "
+                + "\"mirror.example.com/library/nginx:1.27\" (" + mirror + ")" + System.lineSeparator()
+                + "    external registry-mirror \"redis:7.2\": \"mirror.example.com/library/redis:7.2\" (" + mirror
+                + ")"));
+    }
+
+    private static final String MIRROR = """
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata: {name: mirror}
+            spec:
+              type: Patch
+              match: [{select: '$.kind', matchValue: Pod}]
+              patch:
+                - op: replace
+                  path: /spec/containers/0/image
+                  value: '{{ external "mirror" Target.spec.containers[0].image | default "kept" }}'
+            """;
+
+    @Test
+    void externalAnswersComeFromAMappingOrAProviderResponseAndFailClosedUnlessTheProviderIgnores()
+            throws IOException {
+        Path pod = write("pod.yaml", POD);
+        Path rules = write("mirror.yaml", MIRROR);
+        Path mapping = write("mapping.yaml", "nginx:latest: {registry: m.io}\n");
+        Run mapped = eval("--rules", rules, "--resource", pod, "--external", "mirror=" + mapping, "--output", "patch");
+        assertThat(mapped.err(), mapped.exit(), is(EvalCommand.ALLOWED));
+        assertThat(mapped.out(), containsString("\"value\":{\"registry\":\"m.io\"}"));
+
+        Path response = write("response.yaml", """
+                apiVersion: externaldata.gatekeeper.sh/v1beta1
+                kind: ProviderResponse
+                response:
+                  items: [{key: "nginx:latest", error: "image not mirrored"}]
+                """);
+        Run failed = eval("--rules", rules, "--resource", pod, "--external", "mirror=" + response);
+        assertThat(failed.exit(), is(EvalCommand.ALLOWED));
+        assertThat(failed.err(), startsWith("remold eval: rule mirror failed: value of replace"
+                + " /spec/containers/0/image: external \"mirror\" key \"nginx:latest\": image not mirrored"));
+
+        Path system = write("system.yaml", "kind: ProviderResponse\nresponse: {systemError: down for maintenance}\n");
+        assertThat(eval("--rules", rules, "--resource", pod, "--external", "mirror=" + system).err(),
+                containsString("key \"nginx:latest\": down for maintenance"));
+        assertThat(eval("--rules", rules, "--resource", pod).err(),
+                containsString("key \"nginx:latest\": no --external file for provider mirror"));
+        assertThat(eval("--rules", rules, "--resource", pod, "--external", "mirror=" + write("empty.yaml", "{}")).err(),
+                containsString("key \"nginx:latest\": not in " + dir.resolve("empty.yaml")));
+
+        Path ignoring = write("ignoring.yaml", MIRROR + """
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: Provider
+                metadata: {name: mirror}
+                spec: {url: "https://mirror.tools.svc:8443/lookup", failurePolicy: Ignore}
+                """);
+        Run open = eval("--rules", ignoring, "--resource", pod, "--external", "mirror=" + response, "--explain",
+                "--output", "patch");
+        assertThat(open.err(), open.exit(), is(EvalCommand.ALLOWED));
+        assertThat(open.out(), containsString("\"value\":\"kept\""));
+        assertThat(open.err(), containsString("    external mirror \"nginx:latest\": failed: image not mirrored,"
+                + " failurePolicy Ignore (" + response + ")"));
+    }
+
+    @Test
+    void explainShowsWhatAMutatorsExternalDataAnswered() {
+        Path example = ExamplesTest.EXAMPLES.resolve("gatekeeper/image-digests");
+        Path digests = example.resolve("external/image-digests.yaml");
+        Run run = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--external", "image-digests=" + digests, "--explain");
+        assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
+        assertThat(run.err(), containsString("  Assign/pin-digests: changed the object, ["));
+        assertThat(run.err(), containsString(System.lineSeparator() + "    external image-digests \"ghcr.io/shop/api:2.1\": "
+                + "\"ghcr.io/shop/api@sha256:1111111111111111111111111111111111111111111111111111111111111111\" ("
+                + digests + ")" + System.lineSeparator() + "    external image-digests \"envoyproxy/envoy:v1.31\": "));
+
+        Run unanswered = eval("--rules", example.resolve("rule.yaml"), "--resource", example.resolve("input.yaml"),
+                "--explain");
+        assertThat(unanswered.err(), containsString("  gatekeeper-mutation: failed: mutation for mutator"
+                + " Assign.mutations.gatekeeper.sh /pin-digests failed for Pod shop api: externalData provider"
+                + " \"image-digests\" key \"ghcr.io/shop/api:2.1\": no --external file for provider image-digests"));
+        assertThat(unanswered.err(), containsString("    external image-digests \"envoyproxy/envoy:v1.31\": failed:"
+                + " no --external file for provider image-digests (eval)"));
+    }
+
+    @Test
+    void aBrokenExternalFileIsBadInput() throws IOException {
+        Path pod = write("pod.yaml", POD);
+        Path rules = write("mirror.yaml", MIRROR);
+        Path list = write("list.yaml", "[a, b]\n");
+        assertError(eval("--rules", rules, "--resource", pod, "--external", "mirror=" + list),
+                "remold eval: --external mirror " + list + ": expected one mapping of key to value, or a"
+                        + " ProviderResponse");
+        Path items = write("items.yaml", "kind: ProviderResponse\nresponse: {items: [{value: x}]}\n");
+        assertError(eval("--rules", rules, "--resource", pod, "--external", "mirror=" + items),
+                "remold eval: --external mirror " + items + ": response.items[0]: expected an object with a string key");
     }
 
     @Test

@@ -25,7 +25,9 @@ import static org.hamcrest.Matchers.is;
  * Golden files: every folder of {@code examples/kubemod-readme} (a README rule rewritten for Remold), of
  * {@code examples/kubemod-compat} (the KubeMod original of such a rule, checked against its rewrite's files), of
  * {@code examples/gatekeeper} (Gatekeeper mutators, unchanged manifests), of {@code examples/references} (rules
- * with {@code spec.references}, answered by {@code refs/NAME.yaml}) and of {@code examples/rules/cases}
+ * with {@code spec.references}, answered by {@code refs/NAME.yaml}), of {@code examples/external} (rules calling
+ * external data providers, answered by {@code external/NAME.yaml}, as Gatekeeper examples may be too) and of
+ * {@code examples/rules/cases}
  * (inputs for the rule set of {@code examples/rules}) is evaluated with
  * {@link EvalCommand#run} and compared with its {@code expected.yaml} or {@code rejected.txt}.
  */
@@ -49,6 +51,7 @@ public class ExamplesTest {
                 args.add("--ref");
                 args.add(ref.getFileName().toString().replaceFirst("[.]yaml$", "") + "=" + ref);
             }
+            args.addAll(externals(files));
             return args;
         }
 
@@ -75,6 +78,9 @@ public class ExamplesTest {
         }
         for (Path dir : folders(EXAMPLES.resolve("references"))) {
             out.add(new Example("references/" + dir.getFileName(), dir.resolve("rule.yaml"), dir));
+        }
+        for (Path dir : folders(EXAMPLES.resolve("external"))) {
+            out.add(new Example("external/" + dir.getFileName(), dir.resolve("rule.yaml"), dir));
         }
         for (Path dir : folders(EXAMPLES.resolve("rules/cases"))) {
             out.add(new Example("rules/cases/" + dir.getFileName(), EXAMPLES.resolve("rules"), dir));
@@ -128,6 +134,16 @@ public class ExamplesTest {
                     new PrintStream(err, true, StandardCharsets.UTF_8));
             return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         }
+    }
+
+    /** {@code external/NAME.yaml} of an example folder answers the external data provider NAME. */
+    public static List<String> externals(Path files) {
+        var args = new ArrayList<String>();
+        for (Path file : regularFiles(files.resolve("external"))) {
+            args.add("--external");
+            args.add(file.getFileName().toString().replaceFirst("[.]yaml$", "") + "=" + file);
+        }
+        return args;
     }
 
     private static List<Path> regularFiles(Path folder) {

@@ -1,6 +1,7 @@
 package io.remold.server.kube;
 
 import io.remold.api.ModRule;
+import io.remold.api.Provider;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.scripting.ScriptRule;
@@ -19,6 +20,7 @@ final class RecordingSink implements RuleSink {
     final Map<String, ModRule> rules = new LinkedHashMap<>();
     final Map<String, Mutator> mutators = new LinkedHashMap<>();
     final Map<String, ScriptRule> scripts = new LinkedHashMap<>();
+    final Map<String, Provider> providers = new LinkedHashMap<>();
     final List<String> puts = new ArrayList<>();
     final List<String> removes = new ArrayList<>();
     volatile boolean synced;
@@ -51,7 +53,14 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
+    public synchronized void putProvider(String key, Provider provider) {
+        puts.add(key);
+        providers.put(key, provider);
+    }
+
+    @Override
     public synchronized void remove(String key) {
+        providers.remove(key);
         mutators.remove(key);
         scripts.remove(key);
         removes.add(key);

@@ -145,4 +145,23 @@ class RuleSourceTest {
         source.writePending();
         assertThat(writes, hasSize(1));
     }
+
+    @Test
+    void providersAreInForceOrTakenOutWithTheirField() {
+        var providers = new RuleSource("remold.io", "v1beta1", "providers", RuleLoader.PROVIDERS, sink,
+                (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
+                Clock.fixed(NOW, ZoneOffset.UTC));
+        String key = "remold.io/v1beta1/providers//mirror";
+        var good = object("{'apiVersion':'remold.io/v1beta1','kind':'Provider','metadata':{'name':'mirror',"
+                + "'generation':1,'resourceVersion':'7'},'spec':{'url':'https://mirror.tools.svc/lookup'}}");
+        providers.onAdd(good);
+        assertThat(sink.providers.keySet(), contains(key));
+        assertThat(writes.getLast().condition(), is(new ReadyCondition(true, "Compiled", "provider in force", 1)));
+
+        var http = object("{'apiVersion':'remold.io/v1beta1','kind':'Provider','metadata':{'name':'mirror',"
+                + "'generation':2,'resourceVersion':'8'},'spec':{'url':'http://mirror.tools.svc/lookup'}}");
+        providers.onUpdate(good, http);
+        assertThat(sink.providers.keySet(), empty());
+        assertThat(writes.getLast().condition().message(), containsString("spec.url: only https:// URLs"));
+    }
 }

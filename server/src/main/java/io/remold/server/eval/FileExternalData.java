@@ -1,0 +1,102 @@
+package io.remold.server.eval;
+
+import io.remold.templating.ExternalData;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code eval}'s external data providers: {@code --external NAME=FILE} answers provider NAME from FILE, never over
+ * the network. FILE holds a mapping of key to value, or a Gatekeeper {@code ProviderResponse} (its items, so that a
+ * key's error, or a {@code systemError} for every key, can be faked). A key the file lacks fails; a provider without a
+ * file fails every key, closed. A failure fails open for the providers of {@code failOpen} (a Provider of the rule
+ * files with {@code failurePolicy: Ignore}), as the server's would.
+ */
+record FileExternalData(Map<String, Answers> providers, Set<String> failOpen) implements ExternalData {
+    private static final String RESPONSE_KIND = "ProviderResponse";
+    /** The longest key the server sends a provider. */
+    private static final int MAX_KEY_LENGTH = 4096;
+
+    /** One file's answers: values and errors by key, or one error for every key. */
+    record Answers(String source, Map<String, JsonValue> values, Map<String, String> errors, String systemError) {
+    }
+
+    /** Reads every file now, so that a broken one is an input error (exit 2) before any rule runs. */
+    static FileExternalData read(Map<String, Path> files, Set<String> failOpen) {
+        var providers = new TreeMap<String, Answers>();
+        files.forEach((name, file) -> providers.put(name, answers(name, file)));
+        return new FileExternalData(Map.copyOf(providers), Set.copyOf(failOpen));
+    }
+
+    @Override
+    public Map<String, Answer> fetch(String provider, Collection<String> keys) {
+        Answers file = providers.get(provider);
+        if (file == null) {
+            return ExternalData.failAll(keys, "no --external file for provider " + provider, false, "eval");
+        }
+        boolean open = failOpen.contains(provider);
+        if (!file.systemError().isEmpty()) {
+            return ExternalData.failAll(keys, file.systemError(), open, file.source());
+        }
+        var answers = new LinkedHashMap<String, Answer>();
+        for (String key : keys) {
+            JsonValue value = key.length() > MAX_KEY_LENGTH ? null : file.values().get(key);
+            String error = value != null ? null : key.length() > MAX_KEY_LENGTH
+                    ? "the key is longer than " + MAX_KEY_LENGTH + " characters" // as the server refuses it
+                    : file.errors().getOrDefault(key, "not in " + file.source());
+            answers.put(key, error == null ? Answer.of(value, file.source())
+                    : Answer.failed(error, open, file.source()));
+        }
+        return answers;
+    }
+
+    /** A view that remembers each answer for {@code --explain}. */
+    @Override
+    public ExternalData forRequest() {
+        return ExternalData.recording(this);
+    }
+
+    private static Answers answers(String name, Path file) {
+        String flag = "--external " + name;
+        List<JsonValue> documents = EvalCommand.documents(flag, file);
+        if (documents.size() != 1 || !(documents.getFirst() instanceof JsonObject object)) {
+            throw new EvalException(flag + " " + file + ": expected one mapping of key to value, or a "
+                    + RESPONSE_KIND);
+        }
+        String source = file.toString();
+        if (!RESPONSE_KIND.equals(object.getString("kind", null))) {
+            return new Answers(source, Map.copyOf(object), Map.of(), "");
+        }
+        if (!(object.get("response") instanceof JsonObject response)) {
+            throw new EvalException(flag + " " + file + ": response: expected an object");
+        }
+        var values = new LinkedHashMap<String, JsonValue>();
+        var errors = new LinkedHashMap<String, String>();
+        JsonValue items = response.getOrDefault("items", JsonValue.EMPTY_JSON_ARRAY);
+        if (!(items instanceof JsonArray list)) {
+            throw new EvalException(flag + " " + file + ": response.items: expected a list");
+        }
+        for (int i = 0; i < list.size(); i++) {
+            String at = flag + " " + file + ": response.items[" + i + "]";
+            if (!(list.get(i) instanceof JsonObject item) || !(item.get("key") instanceof JsonString key)) {
+                throw new EvalException(at + ": expected an object with a string key");
+            }
+            if (item.get("error") instanceof JsonString error && !error.getString().isEmpty()) {
+                errors.put(key.getString(), error.getString());
+            } else {
+                values.put(key.getString(), item.getOrDefault("value", JsonValue.NULL));
+            }
+        }
+        String systemError = response.get("systemError") instanceof JsonString s ? s.getString() : "";
+        return new Answers(source, Map.copyOf(values), Map.copyOf(errors), systemError);
+    }
+}

@@ -1,0 +1,119 @@
+package io.remold.server.external;
+
+import io.remold.api.Provider;
+import io.remold.templating.ExternalData;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * External data from the Providers in force, over HTTPS with Gatekeeper's ProviderRequest protocol.
+ *
+ * <p>{@link #use} replaces the Providers in force at once; a Provider whose spec did not change keeps its client and
+ * cache. Each key is asked at most once per cache TTL (transport failures: per {@code min(TTL, 10s)}), concurrent
+ * fetches of a key share one call, and missing keys go in batched POSTs of at most 100 keys. Calls run on virtual
+ * threads; a fetch waits on the caller's thread at most the provider's timeout (a {@link #forRequest()} view: at most
+ * what is left of its 3 s), so a slow provider holds only the requests that ask it, never a shared pool.
+ */
+public final class HttpsProviders implements ExternalData, AutoCloseable {
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final ReentrantLock changes = new ReentrantLock();
+    private volatile Map<String, ProviderClient> inForce = Map.of();
+    private final Map<String, ProviderCounters> counters = new ConcurrentHashMap<>();
+
+    /** Makes {@code providers} the ones in force (by name; of two with one name the later wins). */
+    public void use(Collection<Provider> providers) {
+        changes.lock();
+        try {
+            Map<String, ProviderClient> previous = inForce;
+            var next = new HashMap<String, ProviderClient>();
+            for (Provider provider : providers) {
+                ProviderClient kept = previous.get(provider.name());
+                next.put(provider.name(), kept != null && kept.provider.equals(provider) ? kept
+                        : new ProviderClient(provider, executor,
+                        counters.computeIfAbsent(provider.name(), name -> new ProviderCounters())));
+            }
+            inForce = Map.copyOf(next);
+            counters.keySet().retainAll(next.keySet());
+            var kept = new HashSet<>(next.values());
+            previous.values().stream().filter(client -> !kept.contains(client)).forEach(ProviderClient::shutdown);
+        } finally {
+            changes.unlock();
+        }
+    }
+
+    @Override
+    public Map<String, Answer> fetch(String provider, Collection<String> keys) {
+        ProviderClient client = inForce.get(provider);
+        if (client == null) {
+            return unknown(provider, keys);
+        }
+        return client.fetch(keys, System.nanoTime() + client.provider.timeout().toNanos(),
+                "no answer within " + ProviderClient.text(client.provider.timeout()));
+    }
+
+    /** A fetch that also ends at {@code requestDeadline} ({@link System#nanoTime}), the request's budget. */
+    Map<String, Answer> fetch(String provider, Collection<String> keys, long requestDeadline) {
+        ProviderClient client = inForce.get(provider);
+        if (client == null) {
+            return unknown(provider, keys);
+        }
+        long own = System.nanoTime() + client.provider.timeout().toNanos();
+        return own - requestDeadline <= 0
+                ? client.fetch(keys, own, "no answer within " + ProviderClient.text(client.provider.timeout()))
+                : client.fetch(keys, requestDeadline, "no answer within the request's "
+                + ProviderClient.text(MAX_TIMEOUT) + " budget for external data");
+    }
+
+    private static Map<String, Answer> unknown(String provider, Collection<String> keys) {
+        return ExternalData.failAll(keys, "no Provider named " + ProviderClient.jsonString(provider), false, "none");
+    }
+
+    /** One admission request's view: its fetches end together 3 s from now, and each answer is remembered. */
+    @Override
+    public ExternalData forRequest() {
+        long deadline = System.nanoTime() + MAX_TIMEOUT.toNanos();
+        return ExternalData.recording((provider, keys) -> fetch(provider, keys, deadline));
+    }
+
+    /**
+     * Appends the per-provider counters in the Prometheus text format: one series per Provider in force, so the
+     * cardinality is the number of Providers.
+     */
+    public void writeMetrics(StringBuilder sb) {
+        var sorted = new java.util.TreeMap<>(counters);
+        series(sb, sorted, "remold_external_calls_total", "POSTs to external data providers.", c -> c.calls.sum());
+        series(sb, sorted, "remold_external_cache_hits_total",
+                "External data keys answered without a new call (cached or already being asked).", c -> c.hits.sum());
+        series(sb, sorted, "remold_external_failures_total",
+                "Calls to external data providers that failed as a whole (transport, status, malformed, size,"
+                        + " systemError, timeout).", c -> c.failures.sum());
+    }
+
+    private static void series(StringBuilder sb, Map<String, ProviderCounters> counters, String name, String help,
+                               java.util.function.ToLongFunction<ProviderCounters> value) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        sb.append("# TYPE ").append(name).append(" counter\n");
+        counters.forEach((provider, c) -> sb.append(name).append("{provider=\"").append(provider).append("\"} ")
+                .append(value.applyAsLong(c)).append('\n'));
+    }
+
+    /** Stops every client at once (calls under way fail) and the calls' executor. */
+    @Override
+    public void close() {
+        changes.lock();
+        try {
+            inForce.values().forEach(ProviderClient::shutdownNow);
+            inForce = Map.of();
+            executor.shutdownNow();
+        } finally {
+            changes.unlock();
+        }
+    }
+}

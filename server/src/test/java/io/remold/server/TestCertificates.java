@@ -1,0 +1,19 @@
+package io.remold.server;
+
+import javax.net.ssl.SSLContext;
+import java.nio.file.Path;
+import java.time.Instant;
+
+/** Certificates for test servers outside this package: the webhook's own self-signed kind. */
+public final class TestCertificates {
+    private TestCertificates() {
+    }
+
+    /**
+     * Writes a self-signed certificate for localhost and 127.0.0.1 into {@code dir} and returns a server context
+     * serving it; {@code dir/ca.crt} is the PEM a client must trust.
+     */
+    public static SSLContext serverContext(Path dir) {
+        return TlsFiles.generateSelfSigned(dir, Instant.now()).load().sslContext();
+    }
+}

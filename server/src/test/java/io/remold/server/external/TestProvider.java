@@ -1,0 +1,136 @@
+package io.remold.server.external;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import io.remold.server.TestCertificates;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An HTTPS external data provider on a loopback port, behaving as its path says: {@code /good} answers
+ * {@code "value-of-KEY"} (a key starting with {@code bad} gets a per-key error), {@code /lagging} the same after
+ * 300 ms, {@code /slow} sleeps 30 s, {@code /failing} answers 500, {@code /huge} streams 50 MiB,
+ * {@code /malformed} answers broken JSON, {@code /systemError} a system error, {@code /missing} no items. It counts
+ * the POSTs and how often each key was asked.
+ */
+public final class TestProvider implements AutoCloseable {
+    private final HttpsServer server;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    /** Base64 of the PEM certificate to trust: a Provider's {@code caBundle}. */
+    public final String caBundle;
+    final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
+    final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+
+    public TestProvider(Path dir) throws IOException {
+        server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setHttpsConfigurator(new HttpsConfigurator(TestCertificates.serverContext(dir)));
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+        caBundle = Base64.getEncoder().encodeToString(Files.readAllBytes(dir.resolve("ca.crt")));
+    }
+
+    public String url(String mode) {
+        return "https://localhost:" + server.getAddress().getPort() + "/" + mode;
+    }
+
+    public int asked(String key) {
+        AtomicInteger n = asked.get(key);
+        return n == null ? 0 : n.get();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            JsonObject request = Json.createReader(exchange.getRequestBody()).readObject();
+            List<String> keys = request.getJsonObject("request").getJsonArray("keys").getValuesAs(JsonString.class)
+                    .stream().map(JsonString::getString).toList();
+            batchSizes.add(keys.size());
+            keys.forEach(k -> asked.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet());
+            String mode = exchange.getRequestURI().getPath().substring(1);
+            switch (mode) {
+                case "good" -> send(exchange, 200, answer(keys, ""));
+                case "lagging" -> {
+                    sleep(300);
+                    send(exchange, 200, answer(keys, ""));
+                }
+                case "slow" -> {
+                    sleep(30_000);
+                    send(exchange, 200, answer(keys, ""));
+                }
+                case "failing" -> send(exchange, 500, "{\"message\":\"boom\"}");
+                case "huge" -> streamHuge(exchange);
+                case "malformed" -> send(exchange, 200, "{\"response\": {\"items\": [");
+                case "systemError" -> send(exchange, 200, answer(keys, "database is down"));
+                case "missing" -> send(exchange, 200, answer(List.of(), ""));
+                default -> send(exchange, 404, "no such mode");
+            }
+        }
+    }
+
+    private static String answer(List<String> keys, String systemError) {
+        var items = Json.createArrayBuilder();
+        for (String key : keys) {
+            items.add(key.startsWith("bad") ? Json.createObjectBuilder().add("key", key).add("error", "unknown " + key)
+                    : Json.createObjectBuilder().add("key", key).add("value", "value-of-" + key));
+        }
+        return Json.createObjectBuilder().add("apiVersion", "externaldata.gatekeeper.sh/v1beta1")
+                .add("kind", "ProviderResponse").add("response", Json.createObjectBuilder().add("idempotent", true)
+                        .add("items", items).add("systemError", systemError)).build().toString();
+    }
+
+    private static void send(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    /** 50 MiB of a valid JSON prefix and spaces, until the client hangs up. */
+    private static void streamHuge(HttpExchange exchange) throws IOException {
+        exchange.sendResponseHeaders(200, 0);
+        byte[] chunk = new byte[64 * 1024];
+        java.util.Arrays.fill(chunk, (byte) ' ');
+        OutputStream out = exchange.getResponseBody();
+        out.write("{\"response\": {\"items\": [".getBytes(StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < 50 * 16; i++) {
+                out.write(chunk);
+            }
+        } catch (IOException e) {
+            // the client stopped reading: what it should do
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UncheckedIOException(new IOException("interrupted"));
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

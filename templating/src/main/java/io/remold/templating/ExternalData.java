@@ -1,0 +1,105 @@
+package io.remold.templating;
+
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where rules get data from external data providers: the template function {@code external "PROVIDER" KEY} and
+ * Gatekeeper's {@code externalData}. The server answers from HTTPS providers (each key asked at most once per cache
+ * TTL), {@code eval} from fake provider files. Implementations are thread-safe; {@link #fetch} waits at most the
+ * provider's timeout and never throws.
+ */
+public interface ExternalData {
+    /** Knows no provider: every key fails (closed). */
+    ExternalData NONE = (provider, keys) -> failAll(keys, "no external data provider \"" + provider
+            + "\" here", false, "none");
+
+    /** Longest wait a provider may be given, and the most one admission request waits on providers in total. */
+    java.time.Duration MAX_TIMEOUT = java.time.Duration.ofSeconds(3);
+
+    /** One answer per key of {@code keys} (in their order), asking the provider once for every key not cached. */
+    Map<String, Answer> fetch(String provider, Collection<String> keys);
+
+    /**
+     * A view for one admission request: its calls together wait at most {@link #MAX_TIMEOUT}, and it remembers what
+     * each call answered and from where, for {@code --explain}. The default view is this object, remembering nothing.
+     */
+    default ExternalData forRequest() {
+        return this;
+    }
+
+    /** What the calls through this view answered, one line each (for {@code --explain}); empty when not kept. */
+    default List<String> explained() {
+        return List.of();
+    }
+
+    /**
+     * One key's answer: a value, or the error why there is none. {@code failOpen} is the provider's failure policy
+     * (true: {@code Ignore}, a rule goes on without the value; false: {@code Fail}, the rule fails). {@code source}
+     * says where the answer came from ({@code cache}, {@code https://...}, a file), for {@code --explain}.
+     */
+    record Answer(JsonValue value, String error, boolean failOpen, String source) {
+        public static Answer of(JsonValue value, String source) {
+            return new Answer(value, null, false, source);
+        }
+
+        public static Answer failed(String error, boolean failOpen, String source) {
+            return new Answer(null, error, failOpen, source);
+        }
+
+        public boolean failed() {
+            return error != null;
+        }
+    }
+
+    /**
+     * A view of {@code data} that remembers the {@link #explain} line of every answer, with no wait bound of its own
+     * (for answers that never wait: {@code eval}'s files, tests).
+     */
+    static ExternalData recording(ExternalData data) {
+        var lines = new ArrayList<String>();
+        return new ExternalData() {
+            @Override
+            public Map<String, Answer> fetch(String provider, Collection<String> keys) {
+                Map<String, Answer> answers = data.fetch(provider, keys);
+                answers.forEach((key, answer) -> lines.add(explain(provider, key, answer)));
+                return answers;
+            }
+
+            @Override
+            public List<String> explained() {
+                return List.copyOf(lines);
+            }
+        };
+    }
+
+    /**
+     * The {@code --explain} line of one answer: {@code external PROVIDER "KEY": VALUE (SOURCE)}, the value as compact
+     * JSON, or {@code failed: ERROR} (with {@code , failurePolicy Ignore} when it fails open); long texts shortened.
+     */
+    static String explain(String provider, String key, Answer answer) {
+        String what = answer.failed()
+                ? "failed: " + answer.error() + (answer.failOpen() ? ", failurePolicy Ignore" : "")
+                : String.valueOf(answer.value());
+        return "external " + provider + " " + Json.provider().createValue(shortened(key)) + ": " + shortened(what)
+                + " (" + answer.source() + ")";
+    }
+
+    private static String shortened(String text) {
+        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+    }
+
+    /** The same failure for every key: what an unreachable or unknown provider answers. */
+    static Map<String, Answer> failAll(Collection<String> keys, String error, boolean failOpen, String source) {
+        var answers = new LinkedHashMap<String, Answer>();
+        for (String key : keys) {
+            answers.put(key, Answer.failed(error, failOpen, source));
+        }
+        return answers;
+    }
+}
