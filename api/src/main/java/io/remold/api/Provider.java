@@ -1,5 +1,6 @@
 package io.remold.api;
 
+import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -14,6 +15,7 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -25,10 +27,12 @@ import java.util.regex.Pattern;
 /**
  * An external data provider ({@code remold.io/v1beta1 Provider}, cluster-scoped): an HTTPS service answering
  * Gatekeeper's ProviderRequest, called by the template function {@code external} and by Gatekeeper's
- * {@code externalData}. {@code caCertificates} is empty when the JVM's trust store decides.
+ * {@code externalData}. {@code caCertificates} is empty when the JVM's trust store decides. {@code namespaces}
+ * ({@code spec.namespaces}) are the namespaces whose rules may call it, {@code ["*"]} for all; whatever it says,
+ * cluster-wide callers (rules in the system namespace or from files without one, Gatekeeper's mutators) may.
  */
 public record Provider(String name, URI url, List<X509Certificate> caCertificates, Duration timeout,
-                       Duration cacheTTL, int maxEntries, FailurePolicy failurePolicy) {
+                       Duration cacheTTL, int maxEntries, FailurePolicy failurePolicy, List<String> namespaces) {
     public static final String KIND = "Provider";
     public static final String PLURAL = "providers";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
@@ -40,8 +44,13 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
     public static final int DEFAULT_MAX_ENTRIES = 1000;
     public static final int MAX_MAX_ENTRIES = 100_000;
 
+    /** In {@code spec.namespaces}: every namespace. */
+    public static final String ALL_NAMESPACES = "*";
+
     private static final Set<String> SPEC_FIELDS = Set.of("url", "caBundle", "timeout", "cacheTTL", "maxEntries",
-            "failurePolicy");
+            "failurePolicy", "namespaces");
+    /** A namespace name (DNS-1123 label). */
+    private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
     /** A Kubernetes object name (DNS subdomain): the API server enforces it; files are held to it too. */
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
     /** One {@code <decimal><unit>} step of a Go duration such as {@code 1h30m} or {@code 1.5s}. */
@@ -60,6 +69,18 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(cacheTTL, "cacheTTL");
         Objects.requireNonNull(failurePolicy, "failurePolicy");
+        namespaces = List.copyOf(namespaces);
+    }
+
+    /**
+     * Why a rule in {@code namespace} may not call this Provider, or null when it may: a cluster-wide caller always
+     * may, another one when {@code spec.namespaces} names its namespace or is {@code ["*"]}.
+     */
+    public String refusal(String namespace, boolean clusterWide) {
+        if (clusterWide || namespaces.contains(ALL_NAMESPACES) || namespaces.contains(namespace)) {
+            return null;
+        }
+        return "Provider " + name + " does not serve rules in namespace " + namespace + " (its spec.namespaces)";
     }
 
     /** Whether a manifest is a {@code remold.io} Provider (not a ModRule). */
@@ -122,7 +143,38 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
             }
         }
         return new Provider(name, httpsUrl(url, source), ca == null ? List.of() : certificates(ca, source), timeout,
-                ttl, maxEntries, failurePolicy);
+                ttl, maxEntries, failurePolicy, namespaces(spec.get("namespaces"), source));
+    }
+
+    /** {@code spec.namespaces}: namespace names, or {@code "*"} alone; absent or empty: cluster-wide callers only. */
+    private static List<String> namespaces(JsonValue value, String source) {
+        if (value == null || value == JsonValue.NULL) {
+            return List.of();
+        }
+        if (!(value instanceof JsonArray list)) {
+            throw problem(source, "spec.namespaces", "expected a list of namespace names or [\"*\"], got " + value);
+        }
+        var names = new ArrayList<String>(list.size());
+        for (int i = 0; i < list.size(); i++) {
+            String field = "spec.namespaces[" + i + "]";
+            if (!(list.get(i) instanceof JsonString s)) {
+                throw problem(source, field, "expected a namespace name, got " + list.get(i));
+            }
+            String name = s.getString();
+            if (name.equals(ALL_NAMESPACES)) {
+                if (list.size() > 1) {
+                    throw problem(source, field, "\"*\" (every namespace) must be alone in the list");
+                }
+            } else if (!NAMESPACE.matcher(name).matches()) {
+                throw problem(source, field, "expected a namespace name (at most 63 lower case letters, digits and"
+                        + " '-', starting and ending with a letter or digit) or \"*\", got \"" + name + "\"");
+            }
+            if (names.contains(name)) {
+                throw problem(source, field, "\"" + name + "\" is listed twice");
+            }
+            names.add(name);
+        }
+        return List.copyOf(names);
     }
 
     /**

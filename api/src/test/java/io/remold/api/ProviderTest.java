@@ -34,16 +34,41 @@ class ProviderTest {
         assertThat(p.cacheTTL(), equalTo(Duration.ofMinutes(1)));
         assertThat(p.maxEntries(), equalTo(1000));
         assertThat(p.failurePolicy(), equalTo(Provider.FailurePolicy.Fail));
+        assertThat(p.namespaces(), is(empty()));
     }
 
     @Test
     void everyField() {
         Provider p = Provider.fromJson(manifest("{url: 'https://m/x', timeout: 2500ms, cacheTTL: 1h30m,"
-                + " maxEntries: 100000, failurePolicy: Ignore}"), "test");
+                + " maxEntries: 100000, failurePolicy: Ignore, namespaces: [team-a, b2]}"), "test");
         assertThat(p.timeout(), equalTo(Duration.ofMillis(2500)));
         assertThat(p.cacheTTL(), equalTo(Duration.ofMinutes(90)));
         assertThat(p.maxEntries(), equalTo(100000));
         assertThat(p.failurePolicy(), equalTo(Provider.FailurePolicy.Ignore));
+        assertThat(p.namespaces(), equalTo(java.util.List.of("team-a", "b2")));
+    }
+
+    /** Who may call a Provider: cluster-wide callers always, namespaced ones when spec.namespaces lets them. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', useHeadersInDisplayName = true, textBlock = """
+            namespaces      | caller | clusterWide | allowed
+            []              | a      | false       | false
+            []              | system | true        | true
+            [b]             | a      | false       | false
+            [b]             | b      | false       | true
+            [a, b]          | a      | false       | true
+            ['*']           | a      | false       | true
+            [b]             | system | true        | true
+            """)
+    void whoMayCall(String namespaces, String caller, boolean clusterWide, boolean allowed) {
+        Provider p = Provider.fromJson(manifest("{url: 'https://m/x', namespaces: " + namespaces + "}"), "test");
+        String refusal = p.refusal(caller, clusterWide);
+        if (allowed) {
+            assertThat(refusal, is(nullValue()));
+        } else {
+            assertThat(refusal, equalTo("Provider mirror does not serve rules in namespace " + caller
+                    + " (its spec.namespaces)"));
+        }
     }
 
     @ParameterizedTest
@@ -85,6 +110,16 @@ class ProviderTest {
             {url: 'https://m/x', caBundle: '***'}         | spec.caBundle      | not base64
             {url: 'https://m/x', caBundle: aGVsbG8=}      | spec.caBundle      | BEGIN CERTIFICATE
             {url: 'https://m/x', port: 1}                 | spec.port          | unknown field
+            {url: 'https://m/x', namespaces: a}           | spec.namespaces    | expected a list of namespace names
+            {url: 'https://m/x', namespaces: [a, 1]}      | spec.namespaces[1] | expected a namespace name, got 1
+            {url: 'https://m/x', namespaces: [Team]}      | spec.namespaces[0] | expected a namespace name
+            {url: 'https://m/x', namespaces: [a.b]}       | spec.namespaces[0] | expected a namespace name
+            {url: 'https://m/x', namespaces: ['-a']}      | spec.namespaces[0] | expected a namespace name
+            {url: 'https://m/x', namespaces: ['']}        | spec.namespaces[0] | expected a namespace name
+            {url: 'https://m/x', namespaces: ['a*']}      | spec.namespaces[0] | expected a namespace name
+            {url: 'https://m/x', namespaces: [a, '*']}    | spec.namespaces[1] | must be alone
+            {url: 'https://m/x', namespaces: ['*', a]}    | spec.namespaces[0] | must be alone
+            {url: 'https://m/x', namespaces: [a, a]}      | spec.namespaces[1] | listed twice
             """)
     void refusedWithTheField(String spec, String field, String why) {
         var e = assertThrows(ModRuleException.class, () -> Provider.fromJson(manifest(spec), "Provider mirror"));
@@ -105,7 +140,8 @@ class ProviderTest {
     @Test
     void aProviderIsHttpsWhoeverBuildsIt() {
         assertThrows(IllegalArgumentException.class, () -> new Provider("p", URI.create("http://m/x"),
-                java.util.List.of(), Duration.ofSeconds(1), Duration.ofMinutes(1), 1, Provider.FailurePolicy.Fail));
+                java.util.List.of(), Duration.ofSeconds(1), Duration.ofMinutes(1), 1, Provider.FailurePolicy.Fail,
+                java.util.List.of()));
     }
 
     @Test
@@ -135,13 +171,19 @@ class ProviderTest {
                 .getJsonObject("openAPIV3Schema").getJsonObject("properties").getJsonObject("spec");
         JsonObject props = spec.getJsonObject("properties");
         assertThat(new java.util.TreeSet<>(props.keySet()), equalTo(new java.util.TreeSet<>(java.util.List.of("url",
-                "caBundle", "timeout", "cacheTTL", "maxEntries", "failurePolicy"))));
+                "caBundle", "timeout", "cacheTTL", "maxEntries", "failurePolicy", "namespaces"))));
         assertThat(spec.getJsonArray("required").getString(0), equalTo("url"));
         assertThat(props.getJsonObject("maxEntries").getInt("minimum"), equalTo(1));
         assertThat(props.getJsonObject("maxEntries").getInt("maximum"), equalTo(Provider.MAX_MAX_ENTRIES));
         assertThat(props.getJsonObject("failurePolicy").getJsonArray("enum").getValuesAs(jakarta.json.JsonString.class)
                 .stream().map(jakarta.json.JsonString::getString).toList(), equalTo(java.util.Arrays.stream(
                 Provider.FailurePolicy.values()).map(Enum::name).toList()));
+        java.util.regex.Pattern namespace = java.util.regex.Pattern.compile(props.getJsonObject("namespaces")
+                .getJsonObject("items").getString("pattern"));
+        for (String name : java.util.List.of("*", "a", "team-a", "b2", "Team", "a.b", "-a", "", "a*", "**")) {
+            assertThat(name, namespace.matcher(name).find(), is(name.equals("*")
+                    || name.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")));
+        }
         java.util.regex.Pattern duration = java.util.regex.Pattern.compile(
                 props.getJsonObject("timeout").getString("pattern"));
         for (String text : java.util.List.of("500ms", "2s", "1m30s", "1.5h")) {

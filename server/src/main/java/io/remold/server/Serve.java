@@ -3,9 +3,10 @@ package io.remold.server;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.kube.ClusterMode;
+import io.remold.server.kube.ClusterModeConfig;
 import io.remold.server.kube.ClusterReferences;
 import io.remold.server.kube.ClusterScriptEvents;
-import io.remold.server.kube.ClusterModeConfig;
+import io.remold.server.kube.KubeClients;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -48,13 +49,15 @@ final class Serve implements AutoCloseable {
             ClusterRefs refs = ClusterRefs.NONE;
             BindingListener bindings = BindingListener.NONE;
             if (config.kubeconfig().isPresent() || config.inCluster()) {
-                ClusterReferences references = connectReferences(config);
+                KubeClients clients = connect(config);
+                ClusterReferences references = ClusterReferences.connect(clients, config.allowReferences());
                 resources.push(references);
                 store.references(references);
-                ClusterScriptEvents scriptEvents = connectScriptEvents(config);
+                ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(clients);
                 resources.push(scriptEvents);
                 store.scriptEvents(scriptEvents);
-                ClusterMode cluster = startCluster(config);
+                ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
+                        config.kubemodCompat(), null, null, null), store, clients);
                 resources.push(cluster);
                 refs = cluster.refs();
                 bindings = cluster.bindings();
@@ -78,27 +81,9 @@ final class Serve implements AutoCloseable {
                 + store.engine().ruleCount() + " rules" + (store.isSynced() ? "" : " (cluster rules still syncing)"));
     }
 
-    private static ClusterReferences connectReferences(ServerConfig config) {
+    private static KubeClients connect(ServerConfig config) {
         try {
-            return ClusterReferences.connect(config.kubeconfig().orElse(null), config.allowReferences());
-        } catch (IOException e) {
-            throw cannotConnect(config, e);
-        }
-    }
-
-    private static ClusterScriptEvents connectScriptEvents(ServerConfig config) {
-        try {
-            return ClusterScriptEvents.connect(config.kubeconfig().orElse(null));
-        } catch (IOException e) {
-            throw cannotConnect(config, e);
-        }
-    }
-
-    private ClusterMode startCluster(ServerConfig config) {
-        var clusterConfig = new ClusterModeConfig(config.kubeconfig().orElse(null), config.systemNamespace(),
-                config.kubemodCompat(), null, null, null);
-        try {
-            return ClusterMode.start(clusterConfig, store);
+            return KubeClients.connect(config.kubeconfig().orElse(null));
         } catch (IOException e) {
             throw cannotConnect(config, e);
         }

@@ -33,6 +33,17 @@ public interface ExternalData {
         return this;
     }
 
+    /**
+     * A view for the rules of one caller: a rule in {@code namespace}, {@code clusterWide} when it is in the system
+     * namespace or from a file without one (Gatekeeper's mutators are cluster-wide: they call this object itself).
+     * It shares this view's wait bound and explanation. An implementation that knows which namespaces a provider
+     * serves (its {@code spec.namespaces}) refuses the others' calls, failing closed without asking the provider; the
+     * default view is this object, serving every caller.
+     */
+    default ExternalData forCaller(String namespace, boolean clusterWide) {
+        return this;
+    }
+
     /** What the calls through this view answered, one line each (for {@code --explain}); empty when not kept. */
     default List<String> explained() {
         return List.of();
@@ -62,13 +73,22 @@ public interface ExternalData {
      * (for answers that never wait: {@code eval}'s files, tests).
      */
     static ExternalData recording(ExternalData data) {
-        var lines = new ArrayList<String>();
+        return recording(data, new ArrayList<>());
+    }
+
+    /** A view of {@code data} adding its lines to {@code lines}; its callers' views add theirs there too. */
+    private static ExternalData recording(ExternalData data, List<String> lines) {
         return new ExternalData() {
             @Override
             public Map<String, Answer> fetch(String provider, Collection<String> keys) {
                 Map<String, Answer> answers = data.fetch(provider, keys);
                 answers.forEach((key, answer) -> lines.add(explain(provider, key, answer)));
                 return answers;
+            }
+
+            @Override
+            public ExternalData forCaller(String namespace, boolean clusterWide) {
+                return recording(data.forCaller(namespace, clusterWide), lines);
             }
 
             @Override

@@ -48,38 +48,73 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         }
     }
 
+    /** A cluster-wide caller's fetch, which waits at most the provider's timeout. */
     @Override
     public Map<String, Answer> fetch(String provider, Collection<String> keys) {
-        ProviderClient client = inForce.get(provider);
-        if (client == null) {
-            return unknown(provider, keys);
-        }
-        return client.fetch(keys, System.nanoTime() + client.provider.timeout().toNanos(),
-                "no answer within " + ProviderClient.text(client.provider.timeout()));
+        return fetch(provider, keys, null, true, false, 0);
     }
 
-    /** A fetch that also ends at {@code requestDeadline} ({@link System#nanoTime}), the request's budget. */
-    Map<String, Answer> fetch(String provider, Collection<String> keys, long requestDeadline) {
+    /**
+     * A fetch for a rule in {@code namespace} ({@code clusterWide}: one that any Provider serves), refused without a
+     * call, fail closed, when the Provider's {@code spec.namespaces} does not serve it. When {@code bounded} it also
+     * ends at {@code requestDeadline} ({@link System#nanoTime}), the request's budget.
+     */
+    private Map<String, Answer> fetch(String provider, Collection<String> keys, String namespace, boolean clusterWide,
+                                      boolean bounded, long requestDeadline) {
         ProviderClient client = inForce.get(provider);
         if (client == null) {
-            return unknown(provider, keys);
+            return ExternalData.failAll(keys, "no Provider named " + ProviderClient.jsonString(provider), false,
+                    "none");
+        }
+        String refusal = client.provider.refusal(namespace, clusterWide);
+        if (refusal != null) {
+            return ExternalData.failAll(keys, refusal, false, "refused");
         }
         long own = System.nanoTime() + client.provider.timeout().toNanos();
-        return own - requestDeadline <= 0
+        return !bounded || own - requestDeadline <= 0
                 ? client.fetch(keys, own, "no answer within " + ProviderClient.text(client.provider.timeout()))
                 : client.fetch(keys, requestDeadline, "no answer within the request's "
                 + ProviderClient.text(MAX_TIMEOUT) + " budget for external data");
     }
 
-    private static Map<String, Answer> unknown(String provider, Collection<String> keys) {
-        return ExternalData.failAll(keys, "no Provider named " + ProviderClient.jsonString(provider), false, "none");
+    /** A view for the rules of {@code namespace}, each fetch waiting at most the provider's timeout. */
+    @Override
+    public ExternalData forCaller(String namespace, boolean clusterWide) {
+        return new Caller(namespace, clusterWide, false, 0);
     }
 
-    /** One admission request's view: its fetches end together 3 s from now, and each answer is remembered. */
+    /**
+     * One admission request's view: its fetches end together 3 s from now, and each answer is remembered. It calls
+     * as a cluster-wide caller (Gatekeeper's mutators); the engine takes a {@link #forCaller} view of it per rule.
+     */
     @Override
     public ExternalData forRequest() {
-        long deadline = System.nanoTime() + MAX_TIMEOUT.toNanos();
-        return ExternalData.recording((provider, keys) -> fetch(provider, keys, deadline));
+        return ExternalData.recording(new Caller(null, true, true, System.nanoTime() + MAX_TIMEOUT.toNanos()));
+    }
+
+    /** The fetches of one caller, within a request's budget when {@code bounded}. */
+    private final class Caller implements ExternalData {
+        private final String namespace;
+        private final boolean clusterWide;
+        private final boolean bounded;
+        private final long requestDeadline;
+
+        Caller(String namespace, boolean clusterWide, boolean bounded, long requestDeadline) {
+            this.namespace = namespace;
+            this.clusterWide = clusterWide;
+            this.bounded = bounded;
+            this.requestDeadline = requestDeadline;
+        }
+
+        @Override
+        public Map<String, Answer> fetch(String provider, Collection<String> keys) {
+            return HttpsProviders.this.fetch(provider, keys, namespace, clusterWide, bounded, requestDeadline);
+        }
+
+        @Override
+        public ExternalData forCaller(String namespace, boolean clusterWide) {
+            return new Caller(namespace, clusterWide, bounded, requestDeadline);
+        }
     }
 
     /**

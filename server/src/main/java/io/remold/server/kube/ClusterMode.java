@@ -7,7 +7,6 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
-import io.kubernetes.client.util.Config;
 import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
@@ -19,7 +18,6 @@ import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -147,10 +145,10 @@ public final class ClusterMode implements AutoCloseable {
     private volatile int scopeReported;
     private volatile boolean closed;
 
-    private ClusterMode(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
+    private ClusterMode(ClusterModeConfig config, RuleSink sink, KubeClients clients) {
         this.sink = new RejectScope(sink, config.systemNamespace(), this::queueScope);
-        this.watchClient = watchClient;
-        this.requestClient = requestClient;
+        this.watchClient = clients.watches();
+        this.requestClient = clients.requests();
         this.cache = new ClusterCache(config.kubemodCompat());
         this.background = Executors.newSingleThreadScheduledExecutor(daemon("remold-cluster"));
         // Off the rule store's build thread: the status writes must not hold back the next engine build.
@@ -167,21 +165,9 @@ public final class ClusterMode implements AutoCloseable {
         });
     }
 
-    /**
-     * Connects to the cluster named by {@code config} and starts informers and leader election.
-     *
-     * @throws IOException if the kubeconfig or the in-cluster credentials cannot be read
-     */
-    public static ClusterMode start(ClusterModeConfig config, RuleSink sink) throws IOException {
-        ApiClient watchClient = client(config);
-        ApiClient requestClient = client(config);
-        requestClient.setReadTimeout((int) Duration.ofSeconds(30).toMillis());
-        return start(config, sink, watchClient, requestClient);
-    }
-
-    static ClusterMode start(ClusterModeConfig config, RuleSink sink, ApiClient watchClient, ApiClient requestClient) {
-        watchClient.setReadTimeout(0); // watches stay open; the server ends them
-        var mode = new ClusterMode(config, sink, watchClient, requestClient);
+    /** Starts informers and leader election on the server's connections to the cluster. */
+    public static ClusterMode start(ClusterModeConfig config, RuleSink sink, KubeClients clients) {
+        var mode = new ClusterMode(config, sink, clients);
         mode.run();
         return mode;
     }
@@ -373,10 +359,6 @@ public final class ClusterMode implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "cannot keep the reach of validating webhook {0}: {1}",
                     VALIDATING_WEBHOOK, e.toString());
         }
-    }
-
-    private static ApiClient client(ClusterModeConfig config) throws IOException {
-        return config.kubeconfig() != null ? Config.fromConfig(config.kubeconfig().toString()) : Config.fromCluster();
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {

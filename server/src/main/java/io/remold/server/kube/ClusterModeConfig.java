@@ -2,7 +2,6 @@ package io.remold.server.kube;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.file.Path;
 import java.util.UUID;
 
 /**
@@ -20,7 +19,7 @@ import java.util.UUID;
  * @param identity        this replica's name in the Lease (default: host name, which is the pod name in a
  *                        cluster, plus a random suffix so that two processes on one host never share it)
  */
-public record ClusterModeConfig(Path kubeconfig, String systemNamespace, boolean kubemodCompat,
+public record ClusterModeConfig(String systemNamespace, boolean kubemodCompat,
                                 String leaseNamespace, String leaseName, String identity) {
     public static final String DEFAULT_SYSTEM_NAMESPACE = "remold-system";
     public static final String DEFAULT_LEASE_NAME = "remold-leader";

@@ -6,7 +6,6 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1APIGroup;
 import io.kubernetes.client.openapi.models.V1APIResource;
-import io.kubernetes.client.util.Config;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.remold.engine.ReferenceException;
 import io.remold.engine.ReferenceQuery;
@@ -16,8 +15,6 @@ import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -84,10 +81,9 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     private Set<String> wanted = Set.of();
     private volatile boolean closed;
 
-    ClusterReferences(ApiClient requestClient, ApiClient watchClient, List<String> allowed, Duration firstRetry) {
-        this.requestClient = requestClient;
-        this.watchClient = watchClient;
-        this.watchClient.setReadTimeout(0);
+    ClusterReferences(KubeClients clients, List<String> allowed, Duration firstRetry) {
+        this.requestClient = clients.requests();
+        this.watchClient = clients.watches();
         this.allowed = Set.copyOf(allowed);
         this.allowedGroups = this.allowed.stream().map(r -> r.contains("/") ? r.substring(0, r.indexOf('/')) : "")
                 .collect(Collectors.toUnmodifiableSet());
@@ -95,13 +91,9 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         run(() -> learnAllowedGroups(0));
     }
 
-    /** Connects with the kubeconfig ({@code null}: the pod's service account) and may read the {@code allowed} resources. */
-    public static ClusterReferences connect(Path kubeconfig, List<String> allowed) throws IOException {
-        return new ClusterReferences(client(kubeconfig), client(kubeconfig), allowed, Duration.ofSeconds(1));
-    }
-
-    private static ApiClient client(Path kubeconfig) throws IOException {
-        return kubeconfig != null ? Config.fromConfig(kubeconfig.toString()) : Config.fromCluster();
+    /** On the server's connections, reading the {@code allowed} resources only. */
+    public static ClusterReferences connect(KubeClients clients, List<String> allowed) {
+        return new ClusterReferences(clients, allowed, Duration.ofSeconds(1));
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.kubernetes.client.Discovery;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.util.Config;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
@@ -12,8 +11,6 @@ import io.remold.scripting.ScriptHost;
 import io.remold.server.rules.ScriptEvents;
 import jakarta.json.JsonObject;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -44,19 +41,14 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     private volatile ScriptHost host;
     private volatile boolean closed;
 
-    ClusterScriptEvents(ApiClient requestClient, ApiClient watchClient) {
-        this.requestClient = requestClient;
-        this.watchClient = watchClient;
-        this.watchClient.setReadTimeout(0); // watches stay open; the server ends them
+    private ClusterScriptEvents(KubeClients clients) {
+        this.requestClient = clients.requests();
+        this.watchClient = clients.watches();
     }
 
-    /** Connects with the kubeconfig ({@code null}: the pod's service account). */
-    public static ClusterScriptEvents connect(Path kubeconfig) throws IOException {
-        return new ClusterScriptEvents(client(kubeconfig), client(kubeconfig));
-    }
-
-    private static ApiClient client(Path kubeconfig) throws IOException {
-        return kubeconfig != null ? Config.fromConfig(kubeconfig.toString()) : Config.fromCluster();
+    /** On the server's connections. */
+    public static ClusterScriptEvents connect(KubeClients clients) {
+        return new ClusterScriptEvents(clients);
     }
 
     @Override

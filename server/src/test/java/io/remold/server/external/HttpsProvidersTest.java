@@ -173,7 +173,7 @@ class HttpsProvidersTest {
     void withoutCaBundleTheJvmTrustStoreDecides() {
         Provider trusted = provider("p", "good", "");
         Provider untrusted = new Provider("p", trusted.url(), List.of(), trusted.timeout(), trusted.cacheTTL(),
-                trusted.maxEntries(), trusted.failurePolicy());
+                trusted.maxEntries(), trusted.failurePolicy(), List.of());
         try (var providers = providers(untrusted)) {
             Answer answer = providers.fetch("p", List.of("tls")).get("tls");
             assertThat(answer.error(), startsWith("TLS with " + server.url("good") + " failed"));
@@ -186,7 +186,7 @@ class HttpsProvidersTest {
         Provider down;
         try (var socket = new java.net.ServerSocket(0)) { // a port nothing listens on once closed
             down = new Provider("down", java.net.URI.create("https://127.0.0.1:" + socket.getLocalPort() + "/x"),
-                    up.caCertificates(), up.timeout(), up.cacheTTL(), up.maxEntries(), up.failurePolicy());
+                    up.caCertificates(), up.timeout(), up.cacheTTL(), up.maxEntries(), up.failurePolicy(), List.of());
         }
         try (var providers = providers(down)) {
             Answer answer = providers.fetch("down", List.of("k")).get("k");
@@ -244,6 +244,66 @@ class HttpsProvidersTest {
                     "external slow1 \"budget-1\": failed: no answer within 2s (" + server.url("slow") + ")",
                     "external slow2 \"budget-2\": failed: no answer within the request's 3s budget for external data ("
                             + server.url("slow") + ")"));
+        }
+    }
+
+    /**
+     * A namespaced caller the Provider's spec.namespaces does not name is refused, fail closed whatever the failure
+     * policy, without a call or a cache entry; by name, by "*", and callers in the system namespace are served.
+     * {@code view}: {@code caller}, the server's own view for a rule; {@code request}, a request's view for one.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', useHeadersInDisplayName = true, textBlock = """
+            view    | namespaces | namespace | clusterWide | served
+            caller  | []         | a         | false       | false
+            request | []         | a         | false       | false
+            caller  | [b]        | a         | false       | false
+            request | [b, c]     | a         | false       | false
+            caller  | [a]        | a         | false       | true
+            request | [b, a]     | a         | false       | true
+            caller  | ['*']      | a         | false       | true
+            request | ['*']      | a         | false       | true
+            caller  | []         | system    | true        | true
+            request | [b]        | system    | true        | true
+            """)
+    void namespacedCallersOnlyWhereTheProviderServes(String view, String namespaces, String namespace,
+                                                     boolean clusterWide, boolean served) {
+        String key = "tenant-" + view + "-" + namespaces.replaceAll("\\W", "") + "-" + namespace;
+        try (var providers = providers(provider("p", "good", "failurePolicy: Ignore, namespaces: " + namespaces))) {
+            ExternalData request = providers.forRequest();
+            ExternalData data = view.equals("caller") ? providers.forCaller(namespace, clusterWide)
+                    : request.forCaller(namespace, clusterWide);
+            Answer answer = data.fetch("p", List.of(key)).get(key);
+            if (served) {
+                assertThat(answer.value(), equalTo(Json.createValue("value-of-" + key)));
+                assertThat(server.asked(key), is(1));
+                return;
+            }
+            assertThat(answer.error(), equalTo("Provider p does not serve rules in namespace " + namespace
+                    + " (its spec.namespaces)"));
+            assertThat(answer.failOpen(), is(false));
+            assertThat(server.asked(key), is(0));
+            if (view.equals("request")) { // the refusal is explained in the request's lines
+                assertThat(request.explained(), contains("external p \"" + key + "\": failed: Provider p does not"
+                        + " serve rules in namespace a (its spec.namespaces) (refused)"));
+            }
+            // nothing was cached: the provider's own (cluster-wide) callers still get a fresh answer
+            Answer fresh = providers.fetch("p", List.of(key)).get(key);
+            assertThat(fresh.source(), equalTo(server.url("good")));
+            assertThat(server.asked(key), is(1));
+        }
+    }
+
+    @Test
+    void aCallersViewSharesTheRequestsBudget() {
+        try (var providers = providers(provider("slow1", "slow", "timeout: 2s, namespaces: [a]"),
+                provider("slow2", "slow", "timeout: 2s, namespaces: [a]"))) {
+            ExternalData request = providers.forRequest();
+            Answer first = request.forCaller("a", false).fetch("slow1", List.of("shared-1")).get("shared-1");
+            Answer second = request.forCaller("a", false).fetch("slow2", List.of("shared-2")).get("shared-2");
+            assertThat(first.error(), equalTo("no answer within 2s"));
+            assertThat(second.error(), equalTo("no answer within the request's 3s budget for external data"));
+            assertThat(request.explained(), hasSize(2));
         }
     }
 

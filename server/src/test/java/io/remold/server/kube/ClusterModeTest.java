@@ -58,8 +58,8 @@ class ClusterModeTest {
     }
 
     private ClusterMode start() {
-        return ClusterMode.start(new ClusterModeConfig(null, null, false, null, null, "test"), sink, api.client(),
-                api.client());
+        return ClusterMode.start(new ClusterModeConfig(null, false, null, null, "test"), sink,
+                new KubeClients(api.client(), api.client()));
     }
 
     @Test

@@ -130,7 +130,7 @@ class ClusterReferencesTest {
     }
 
     private static ClusterReferences references(FakeApiServer api, List<String> allowed) {
-        return new ClusterReferences(api.client(), api.client(), allowed, Duration.ofMillis(10));
+        return new ClusterReferences(new KubeClients(api.client(), api.client()), allowed, Duration.ofMillis(10));
     }
 
     private static ReferenceQuery byName(String namespace, String name) {
