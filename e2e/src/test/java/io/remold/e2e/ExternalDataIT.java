@@ -22,13 +22,17 @@ import static org.hamcrest.Matchers.lessThan;
  * documented example {@code examples/external/mirror-images}) and by a
  * Gatekeeper Assign's {@code externalData}. A provider's answers are cached (each key asked once), faulty providers
  * (slow, huge, malformed, failing) cost a request at most the timeout and never hold up another request, and a
- * Provider that is not HTTPS is refused when it is created. Objects are tried with {@code --dry-run=server}.
+ * Provider that is not HTTPS is refused when it is created. The Providers serve the ModRules of two namespaces
+ * ({@code spec.namespaces}): a rule in a third one is refused, fail closed, while the Assign (cluster-scoped) needs
+ * no namespace. Objects are tried with {@code --dry-run=server}.
  */
 @ExtendWith(Remold.class)
 class ExternalDataIT {
     private static final String NAMESPACE = "e2e-external";
     private static final String FAULTS = "e2e-external-faults";
     private static final String GATEKEEPER = "e2e-external-gk";
+    /** A namespace the Providers do not serve. */
+    private static final String OTHER = "e2e-external-other";
     private static final Duration LOADED = Duration.ofSeconds(30);
     /** Providers that fail with policy Fail, and the rules that call them. */
     private static final Map<String, String> FAULTY = Map.of("e2e-slow", "no answer within 1s",
@@ -42,6 +46,7 @@ class ExternalDataIT {
         Steps.ensureNamespace(NAMESPACE);
         Steps.ensureNamespace(FAULTS);
         Steps.ensureNamespace(GATEKEEPER);
+        Steps.ensureNamespace(OTHER);
         Cluster.apply(String.join("---\n",
                 providerManifest("registry-mirror", "/mirror", "2s", "Fail"),
                 providerManifest("e2e-slow", "/slow", "1s", "Fail"),
@@ -124,6 +129,22 @@ class ExternalDataIT {
     }
 
     @Test
+    void aRuleInANamespaceTheProviderDoesNotServeIsRefusedAndChangesNothing(Remold.Installation remold) {
+        String rule = Cluster.read(Cluster.REPO.resolve("examples/external/mirror-images/rule.yaml"))
+                .replace("namespace: shop", "namespace: " + OTHER);
+        String refusal = "external \"registry-mirror\" key \"nginx:1.27\": Provider registry-mirror does not serve"
+                + " rules in namespace " + OTHER + " (its spec.namespaces)";
+        withRules(remold, rule, OTHER + "/mirror-images", () -> {
+            Wait.until("the Provider to be loaded and the rule refused", LOADED,
+                    () -> imagesAndWarnings(OTHER, "web").stderr().contains(refusal));
+            Command.Result result = imagesAndWarnings(OTHER, "web");
+            assertThat(result.toString(), result.ok(), is(true));
+            assertThat(result.stderr(), containsString(refusal));
+            assertThat(result.stdout().strip(), equalTo("nginx:1.27 busybox:1.36"));
+        });
+    }
+
+    @Test
     void aGatekeeperAssignTakesItsValueFromTheProvider(Remold.Installation remold) {
         String assign = """
                 apiVersion: mutations.gatekeeper.sh/v1
@@ -179,7 +200,9 @@ class ExternalDataIT {
                   timeout: %s
                   cacheTTL: 10m
                   failurePolicy: %s
-                """.formatted(name, provider.url(path), ProviderServer.caBundle(), timeout, failurePolicy);
+                  namespaces: [%s, %s]
+                """.formatted(name, provider.url(path), ProviderServer.caBundle(), timeout, failurePolicy, NAMESPACE,
+                FAULTS);
     }
 
     private static String rule(String namespace, String name, String spec) {
@@ -226,9 +249,14 @@ class ExternalDataIT {
                 "-f", "-").withInput(podManifest(namespace, name)).run().orFail().stdout().strip();
     }
 
-    private static String images(String namespace, String name) {
+    /** The Pod's images as the API server would store them, and the warnings of the request. */
+    private static Command.Result imagesAndWarnings(String namespace, String name) {
         return Cluster.kubectl("create", "--dry-run=server", "-o", "jsonpath={.spec.containers[*].image}", "-f", "-")
-                .withInput(podManifest(namespace, name)).run().orFail().stdout().strip();
+                .withInput(podManifest(namespace, name)).run();
+    }
+
+    private static String images(String namespace, String name) {
+        return imagesAndWarnings(namespace, name).orFail().stdout().strip();
     }
 
     private static String podManifest(String namespace, String name) {

@@ -209,7 +209,7 @@ public final class Engine {
                 }
                 JsonValue ruleInput = input(binding, tierInput);
                 try {
-                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request, external);
+                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request, forRule(rule, external));
                     current = JsonPatcher.apply(current, ops);
                     changed |= !ops.isEmpty();
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null,
@@ -301,7 +301,7 @@ public final class Engine {
                     error = failed.error();
                 } else {
                     try {
-                        message = rule.rejectMessage(input(binding, current), request, external);
+                        message = rule.rejectMessage(input(binding, current), request, forRule(rule, external));
                     } catch (RuntimeException e) {
                         // KubeMod still rejects, without a message.
                         error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
@@ -341,8 +341,9 @@ public final class Engine {
         if (rule.references.isEmpty()) {
             return UNBOUND;
         }
-        RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace,
-                clusterWide(rule.namespace, systemNamespaceOf(rule)), object, request, resolver, external);
+        boolean clusterWide = clusterWide(rule.namespace, systemNamespaceOf(rule));
+        RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace, clusterWide, object,
+                request, resolver, external.forCaller(rule.namespace, clusterWide));
         return switch (binding) {
             case RuleReferences.Skipped skipped -> {
                 if (request.explain()) {
@@ -355,6 +356,14 @@ public final class Engine {
             case RuleReferences.Bound bound ->
                     matches(rule, bound.object(), true, request, outcomes, bound.explained()) ? bound : null;
         };
+    }
+
+    /**
+     * The request's external data view as {@code rule} calls it: a Provider refuses a namespaced rule outside its
+     * {@code spec.namespaces}. Stages get the request's view itself, a cluster-wide caller.
+     */
+    private ExternalData forRule(CompiledRule rule, ExternalData external) {
+        return external.forCaller(rule.namespace, clusterWide(rule.namespace, systemNamespaceOf(rule)));
     }
 
     /** How many lines the request's external data view has explained so far (0 when not explaining). */

@@ -17,7 +17,10 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
-/** {@code serve --rules}: a Provider in a rule file answers the {@code external} calls of a ModRule over HTTPS. */
+/**
+ * {@code serve --rules}: a Provider in a rule file answers the {@code external} calls of a ModRule over HTTPS, for the
+ * rules of the namespaces its {@code spec.namespaces} names only.
+ */
 class ExternalDataServeTest {
     @TempDir
     Path dir;
@@ -31,21 +34,24 @@ class ExternalDataServeTest {
                     apiVersion: remold.io/v1beta1
                     kind: Provider
                     metadata: {name: registry-mirror}
-                    spec: {url: '%s', caBundle: %s, timeout: 2s}
-                    ---
-                    apiVersion: remold.io/v1beta1
-                    kind: ModRule
-                    metadata: {name: mirror-images, namespace: shop}
-                    spec:
-                      type: Patch
-                      match:
-                      - {select: '$.kind', matchValue: Pod}
-                      patch:
-                      - op: replace
-                        select: '$.spec.containers[*]'
-                        path: /spec/containers/#0/image
-                        value: '{{ external "registry-mirror" SelectedItem.image }}'
+                    spec: {url: '%s', caBundle: %s, timeout: 2s, namespaces: [shop]}
                     """.formatted(provider.url("good"), provider.caBundle));
+            for (String namespace : new String[] {"shop", "other"}) {
+                Files.writeString(rules.resolve("mirror-" + namespace + ".yaml"), """
+                        apiVersion: remold.io/v1beta1
+                        kind: ModRule
+                        metadata: {name: mirror-images, namespace: %s}
+                        spec:
+                          type: Patch
+                          match:
+                          - {select: '$.kind', matchValue: Pod}
+                          patch:
+                          - op: replace
+                            select: '$.spec.containers[*]'
+                            path: /spec/containers/#0/image
+                            value: '{{ external "registry-mirror" SelectedItem.image }}'
+                        """.formatted(namespace));
+            }
             new RuleFolder(rules, store).scan();
             store.synced();
             JsonObject pod;
@@ -60,6 +66,12 @@ class ExternalDataServeTest {
                 assertThat(decision.patch().toString(), containsString("\"value-of-nginx:1.25\""));
             }
             assertThat("asked once, then cached", provider.asked("nginx:1.25"), is(1));
+            Decision refused = store.engine().mutate(new AdmissionRequest(AdmissionOperation.CREATE, "other",
+                    pod, null, null, null, false));
+            assertThat(refused.patch().toString(), is("[]"));
+            assertThat(refused.outcomes().getFirst().error(), containsString("Provider registry-mirror does not"
+                    + " serve rules in namespace other (its spec.namespaces)"));
+            assertThat("refused without a call", provider.asked("nginx:1.25"), is(1));
         }
     }
 }

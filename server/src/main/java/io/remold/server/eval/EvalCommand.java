@@ -91,7 +91,7 @@ public final class EvalCommand {
         JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
         String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
 
-        FileExternalData external = FileExternalData.read(options.externals(), loaded.failOpenProviders());
+        FileExternalData external = FileExternalData.read(options.externals(), loaded.providers());
         Engine.Builder builder = Engine.builder().rules(rules).externalData(external)
                 .stage(Gatekeeper.stage(loaded.mutators(), external))
                 .references(FileReferences.read(options.references()));

@@ -1,5 +1,6 @@
 package io.remold.server.eval;
 
+import io.remold.api.Provider;
 import io.remold.templating.ExternalData;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -11,17 +12,17 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * {@code eval}'s external data providers: {@code --external NAME=FILE} answers provider NAME from FILE, never over
  * the network. FILE holds a mapping of key to value, or a Gatekeeper {@code ProviderResponse} (its items, so that a
  * key's error, or a {@code systemError} for every key, can be faked). A key the file lacks fails; a provider without a
- * file fails every key, closed. A failure fails open for the providers of {@code failOpen} (a Provider of the rule
- * files with {@code failurePolicy: Ignore}), as the server's would.
+ * file fails every key, closed. The Providers of the rule files ({@code declared}) act as the server's would: a
+ * failure fails open for one with {@code failurePolicy: Ignore}, and a rule in a namespace its {@code spec.namespaces}
+ * does not name is refused. A provider with a file but no Provider document serves every rule.
  */
-record FileExternalData(Map<String, Answers> providers, Set<String> failOpen) implements ExternalData {
+record FileExternalData(Map<String, Answers> providers, Map<String, Provider> declared) implements ExternalData {
     private static final String RESPONSE_KIND = "ProviderResponse";
     /** The longest key the server sends a provider. */
     private static final int MAX_KEY_LENGTH = 4096;
@@ -31,10 +32,10 @@ record FileExternalData(Map<String, Answers> providers, Set<String> failOpen) im
     }
 
     /** Reads every file now, so that a broken one is an input error (exit 2) before any rule runs. */
-    static FileExternalData read(Map<String, Path> files, Set<String> failOpen) {
+    static FileExternalData read(Map<String, Path> files, Map<String, Provider> declared) {
         var providers = new TreeMap<String, Answers>();
         files.forEach((name, file) -> providers.put(name, answers(name, file)));
-        return new FileExternalData(Map.copyOf(providers), Set.copyOf(failOpen));
+        return new FileExternalData(Map.copyOf(providers), Map.copyOf(declared));
     }
 
     @Override
@@ -43,7 +44,8 @@ record FileExternalData(Map<String, Answers> providers, Set<String> failOpen) im
         if (file == null) {
             return ExternalData.failAll(keys, "no --external file for provider " + provider, false, "eval");
         }
-        boolean open = failOpen.contains(provider);
+        Provider declaration = declared.get(provider);
+        boolean open = declaration != null && declaration.failurePolicy() == Provider.FailurePolicy.Ignore;
         if (!file.systemError().isEmpty()) {
             return ExternalData.failAll(keys, file.systemError(), open, file.source());
         }
@@ -57,6 +59,19 @@ record FileExternalData(Map<String, Answers> providers, Set<String> failOpen) im
                     : Answer.failed(error, open, file.source()));
         }
         return answers;
+    }
+
+    /**
+     * A view for the rules of {@code namespace}: refused, closed, by a Provider of the rule files whose
+     * {@code spec.namespaces} does not serve it.
+     */
+    @Override
+    public ExternalData forCaller(String namespace, boolean clusterWide) {
+        return (provider, keys) -> {
+            String refusal = declared.containsKey(provider)
+                    ? declared.get(provider).refusal(namespace, clusterWide) : null;
+            return refusal != null ? ExternalData.failAll(keys, refusal, false, "refused") : fetch(provider, keys);
+        };
     }
 
     /** A view that remembers each answer for {@code --explain}. */

@@ -26,10 +26,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -43,11 +42,11 @@ public final class RuleFiles {
     }
 
     /**
-     * The rules of the files: ModRules, Gatekeeper mutators and scripts, and the names of the external data Providers
-     * among them that fail open ({@code failurePolicy: Ignore}).
+     * The rules of the files: ModRules, Gatekeeper mutators and scripts, and the external data Providers among them
+     * by name (for their failure policy and {@code spec.namespaces}).
      */
     record Loaded(List<ModRule> rules, List<Mutator> mutators, List<ScriptRule> scripts,
-                  Set<String> failOpenProviders) {
+                  Map<String, Provider> providers) {
     }
 
     /** What the files hold: the rules, located, and the Providers. */
@@ -76,10 +75,9 @@ public final class RuleFiles {
                 case RuleDocuments.ScriptEntry s -> scripts.add(s.rule());
             }
         }
-        Set<String> failOpen = contents.providers().stream()
-                .filter(p -> p.failurePolicy() == Provider.FailurePolicy.Ignore).map(Provider::name)
-                .collect(Collectors.toUnmodifiableSet());
-        return new Loaded(List.copyOf(rules), List.copyOf(mutators), List.copyOf(scripts), failOpen);
+        var providers = new LinkedHashMap<String, Provider>();
+        contents.providers().forEach(p -> providers.put(p.name(), p)); // of two with one name the later wins
+        return new Loaded(List.copyOf(rules), List.copyOf(mutators), List.copyOf(scripts), Map.copyOf(providers));
     }
 
     /**

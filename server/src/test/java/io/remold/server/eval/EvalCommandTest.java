@@ -456,6 +456,37 @@ class EvalCommandTest {
                 + " failurePolicy Ignore (" + response + ")"));
     }
 
+    /** A rule in namespace shop asks the Provider of the rule files only when its spec.namespaces serves shop. */
+    @Test
+    void aProviderOfTheRuleFilesServesOnlyTheNamespacesItNames() throws IOException {
+        Path pod = write("pod.yaml", POD);
+        Path mapping = write("mapping.yaml", "nginx:latest: m.io/nginx:latest\n");
+        String shopRule = MIRROR.replace("metadata: {name: mirror}", "metadata: {name: mirror, namespace: shop}")
+                .replace(" | default \"kept\"", "");
+        String provider = """
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: Provider
+                metadata: {name: mirror}
+                spec: {url: "https://mirror.tools.svc:8443/lookup", failurePolicy: Ignore, namespaces: [%s]}
+                """;
+        Run refused = eval("--rules", write("other.yaml", shopRule + provider.formatted("other")), "--resource", pod,
+                "--external", "mirror=" + mapping, "--explain");
+        assertThat(refused.exit(), is(EvalCommand.ALLOWED));
+        assertThat(refused.err(), containsString("rule shop/mirror failed: value of replace /spec/containers/0/image:"
+                + " external \"mirror\" key \"nginx:latest\": Provider mirror does not serve rules in namespace shop"
+                + " (its spec.namespaces)"));
+        assertThat(refused.err(), containsString("    external mirror \"nginx:latest\": failed: Provider mirror does"
+                + " not serve rules in namespace shop (its spec.namespaces) (refused)"));
+        for (String rules : List.of(shopRule + provider.formatted("shop"), shopRule + provider.formatted("'*'"),
+                shopRule)) { // by name, by "*", and a file provider without a Provider document
+            Run served = eval("--rules", write("served.yaml", rules), "--resource", pod, "--external",
+                    "mirror=" + mapping, "--output", "patch");
+            assertThat(served.err(), served.exit(), is(EvalCommand.ALLOWED));
+            assertThat(served.out(), containsString("\"value\":\"m.io/nginx:latest\""));
+        }
+    }
+
     @Test
     void explainShowsWhatAMutatorsExternalDataAnswered() {
         Path example = ExamplesTest.EXAMPLES.resolve("gatekeeper/image-digests");

@@ -268,7 +268,7 @@ class HttpsProvidersTest {
             """)
     void namespacedCallersOnlyWhereTheProviderServes(String view, String namespaces, String namespace,
                                                      boolean clusterWide, boolean served) {
-        String key = "tenant-" + view + "-" + namespaces.replaceAll("\\W", "") + "-" + namespace;
+        String key = "tenant-" + view + "-" + namespaces.replace("*", "all").replaceAll("\\W", "") + "-" + namespace;
         try (var providers = providers(provider("p", "good", "failurePolicy: Ignore, namespaces: " + namespaces))) {
             ExternalData request = providers.forRequest();
             ExternalData data = view.equals("caller") ? providers.forCaller(namespace, clusterWide)
