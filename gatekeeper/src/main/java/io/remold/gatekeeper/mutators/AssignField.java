@@ -76,25 +76,28 @@ final class AssignField {
     }
 
     /**
-     * The setter of an {@code externalData} assign for this request, or null when no location needs a value. Every
-     * key of the mutation is asked in one fetch: with {@code ValueAtLocation} the text of the value at each location
-     * that has one (locations where nothing or null is set are left alone), with {@code Username} the requesting user's
-     * name. A key's value is assigned; for a failed key {@code failurePolicy} decides: {@code Fail} fails the
-     * mutation, {@code Ignore} leaves the location as it is, {@code UseDefault} assigns {@code default}. A location
-     * already holding what this mutator assigned earlier in the request is left alone, so that the mutation loop
-     * converges. {@code onlyWhereAbsent}: AssignMetadata, which never changes a value that exists.
+     * The setter of an {@code externalData} assign for this request, or null when no location needs a value. As in
+     * Gatekeeper (its setter's placeholder, resolved by {@code mutateWithExternalData}), every location the path
+     * reaches gets a value, missing ones included (pathTests {@code MustExist} prevents that); its key is the string
+     * at the location, or when nothing is there the requesting user's name ({@code Username}) or {@code ""}
+     * ({@code ValueAtLocation}); any other value there (a number, an object, null) fails the mutation. All keys go in
+     * one fetch. A string answer is assigned; for a failed key, or an answer that is not a string, {@code
+     * failurePolicy} decides: {@code Fail} fails the mutation, {@code Ignore} assigns the key itself, {@code
+     * UseDefault} assigns {@code default}. A location holding what this mutator assigned in an earlier pass of the
+     * request is left alone, so that the mutation loop converges (Gatekeeper resolves its placeholders once).
+     * {@code onlyWhereAbsent}: AssignMetadata, which never changes a value that exists.
      */
     Setter externalSetter(Mutable mutable, MutatorId mutator, List<PathNode> path, PathTests tests,
                           boolean onlyWhereAbsent) throws MutationException {
         ExternalDataSpec spec = externalData;
         Set<JsonValue> assigned = mutable.external().assigned(mutator);
-        boolean byUser = spec.dataSource().equals("Username");
-        Predicate<JsonValue> needsValue = current -> onlyWhereAbsent ? current == null
-                : (byUser || current != null && current != JsonValue.NULL) && !assigned.contains(current);
+        // A snapshot: what this pass assigns must not hide a later location that holds the same value.
+        Set<JsonValue> earlier = Set.copyOf(assigned);
+        Predicate<JsonValue> needsValue = current -> current == null || !onlyWhereAbsent && !earlier.contains(current);
         var keys = new LinkedHashSet<String>();
         Core.mutate(path, tests, current -> {
             if (needsValue.test(current)) {
-                keys.add(byUser ? mutable.username() : key(current));
+                keys.add(spec.key(current, mutable.username()));
             }
             return current;
         }, mutable.object());
@@ -102,37 +105,15 @@ final class AssignField {
             return null;
         }
         Map<String, ExternalData.Answer> answers = mutable.external().fetch(mutator, spec.provider(), keys);
-        if (spec.failurePolicy().equals("Ignore")
-                && answers.values().stream().allMatch(answer -> answer == null || answer.failed())) {
-            return null; // nothing to assign: not even the parents of an absent location are created
-        }
         return current -> {
             if (!needsValue.test(current)) {
                 return current;
             }
-            String key = byUser ? mutable.username() : key(current);
-            ExternalData.Answer answer = answers.get(key);
-            if (answer != null && !answer.failed()) {
-                assigned.add(answer.value());
-                return answer.value();
-            }
-            String error = answer == null ? "the provider gave no answer" : answer.error();
-            return switch (spec.failurePolicy()) {
-                case "Ignore" -> current;
-                case "UseDefault" -> {
-                    JsonValue fallback = JSON.createValue(spec.defaultValue());
-                    assigned.add(fallback);
-                    yield fallback;
-                }
-                default -> throw new MutationException("externalData provider \"" + spec.provider() + "\" key "
-                        + JSON.createValue(key) + ": " + error);
-            };
+            String key = spec.key(current, mutable.username());
+            JsonValue value = spec.resolve(key, answers.get(key));
+            assigned.add(value);
+            return value;
         };
-    }
-
-    /** The key a value at a location is sent as: a string's text, any other value's JSON. */
-    private static String key(JsonValue value) {
-        return value instanceof JsonString string ? string.getString() : value.toString();
     }
 
     boolean usesExternalData() {
@@ -184,6 +165,38 @@ final class AssignField {
                         "`default` must not be empty when `failurePolicy` is set to `UseDefault`");
             }
             return new ExternalDataSpec(provider, dataSource, failurePolicy, defaultValue);
+        }
+
+        /**
+         * The key sent for a location's current value ({@code null} when absent), as Gatekeeper's setter takes it: the
+         * string there, else the user name ({@code Username}) or {@code ""}; any other value is refused.
+         */
+        String key(JsonValue current, String username) throws MutationException {
+            if (current == null) {
+                return dataSource.equals("Username") ? username : "";
+            }
+            if (current instanceof JsonString string) {
+                return string.getString();
+            }
+            throw new MutationException("externalData provider \"" + provider
+                    + "\": the value at the location must be a string to be sent as a key, not " + current);
+        }
+
+        /** The value to assign for {@code key}: a string answer, or what {@code failurePolicy} says. */
+        JsonValue resolve(String key, ExternalData.Answer answer) throws MutationException {
+            String error = answer == null ? "the provider gave no answer"
+                    : answer.failed() ? answer.error()
+                    : answer.value() instanceof JsonString ? null
+                    : "the answer must be a string, not " + answer.value();
+            if (error == null) {
+                return answer.value();
+            }
+            return switch (failurePolicy) {
+                case "Ignore" -> JSON.createValue(key);
+                case "UseDefault" -> JSON.createValue(defaultValue);
+                default -> throw new MutationException("externalData provider \"" + provider + "\" key "
+                        + JSON.createValue(key) + ": " + error);
+            };
         }
 
         /** The value, or the first allowed one (the CRD's default) when absent. */

@@ -57,7 +57,10 @@ public record Mutable(JsonObject object, JsonObject namespace, String username, 
             return explained;
         }
 
-        /** The values {@code mutator} assigned in this request, which it leaves alone when it meets them again. */
+        /**
+         * The values {@code mutator} assigned in this request, which it leaves alone when it meets them again in a
+         * later pass (a pass reads a snapshot of them, so it never skips a location for what it assigned itself).
+         */
         Set<JsonValue> assigned(MutatorId mutator) {
             return assigned.computeIfAbsent(mutator, id -> new HashSet<>());
         }

@@ -66,9 +66,8 @@ final class MutatorRules {
         String base = kind.toLowerCase(Locale.ROOT) + "-" + mutator.id().name();
         var rules = new ArrayList<ModRule>();
         if (mutator.usesExternalData()) {
-            String value = externalValue(kind, path, parameters.getJsonObject("assign").getJsonObject("externalData"));
-            // Only where the location holds a value: the key asked for it.
-            add(conditions, path.size() - 1, new Condition(p -> "isDefined(" + p + ")", false));
+            String value = externalValue(kind, path, parameters.getJsonObject("assign").getJsonObject("externalData"),
+                    conditions);
             return rules(systemNamespace, base, firstTier, criteria, Walk.walks(path, conditions), PatchOp.add, value);
         }
         switch (kind) {
@@ -132,9 +131,11 @@ final class MutatorRules {
     /**
      * An {@code externalData} assign's value: the provider's answer for the value at the location, which stays as it
      * is when the provider fails open ({@code | default}); the provider's own failurePolicy decides, so only Assign's
-     * {@code Fail} and {@code Ignore} convert (docs/compatibility.md).
+     * {@code Fail} and {@code Ignore} convert, and only with a MustExist path test on the location, so that both
+     * act only where a value is (docs/compatibility.md).
      */
-    private static String externalValue(String kind, List<PathNode> path, JsonObject externalData) {
+    private static String externalValue(String kind, List<PathNode> path, JsonObject externalData,
+                                        Map<Integer, List<Condition>> conditions) {
         String at = "spec.parameters.assign.externalData";
         if (!externalData.getString("dataSource", "ValueAtLocation").equals("ValueAtLocation")) {
             throw new CannotConvert(at + ".dataSource: Username sends the requesting user's name, which a ModRule"
@@ -143,6 +144,14 @@ final class MutatorRules {
         if (externalData.getString("failurePolicy", "Fail").equals("UseDefault")) {
             throw new CannotConvert(at + ".failurePolicy: UseDefault assigns the default when the provider fails,"
                     + " and a ModRule's call to a provider follows the Provider's own failurePolicy (Fail or Ignore)");
+        }
+        boolean mustExist = conditions.getOrDefault(path.size() - 1, List.of()).stream()
+                .anyMatch(c -> !c.holdsWhenAbsent());
+        if (!mustExist) {
+            throw new CannotConvert(at + ": without a MustExist path test on the location, Gatekeeper also assigns"
+                    + " where nothing is set (asking for the key \"\"), which a template reading the value there cannot"
+                    + " ask; add pathTests [{subPath: " + Location.format(path).replaceFirst("^\\.", "")
+                    + ", condition: MustExist}]");
         }
         String key = valueAtLocation(path, kind, "the value");
         return "{{external " + literal(externalData.getString("provider")) + " " + key + " | default " + key + "}}";

@@ -134,12 +134,27 @@ class ConvertCommandTest {
                   parameters:
                     assign:
                       externalData: {provider: classes, dataSource: Username}
+                ---
+                apiVersion: mutations.gatekeeper.sh/v1
+                kind: Assign
+                metadata: {name: anywhere}
+                spec:
+                  applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
+                  location: spec.priorityClassName
+                  parameters:
+                    assign:
+                      externalData: {provider: classes}
                 """);
         Run run = convert("--rules", rules.toString(), "--output", "json");
         assertThat(run.code(), is(ConvertCommand.NOT_ALL_CONVERTED));
         assertThat(run.err(), equalTo("remold convert: " + rules + ": document 2: Assign/lookup: cannot convert: "
                 + "spec.parameters.assign.externalData.dataSource: Username sends the requesting user's name, which"
-                + " a ModRule template cannot see" + System.lineSeparator()));
+                + " a ModRule template cannot see" + System.lineSeparator()
+                + "remold convert: " + rules + ": document 3: Assign/anywhere: cannot convert: "
+                + "spec.parameters.assign.externalData: without a MustExist path test on the location, Gatekeeper"
+                + " also assigns where nothing is set (asking for the key \"\"), which a template reading the value"
+                + " there cannot ask; add pathTests [{subPath: spec.priorityClassName, condition: MustExist}]"
+                + System.lineSeparator()));
         assertThat(run.out(), containsString("\"name\": \"assignmetadata-team\""));
     }
 

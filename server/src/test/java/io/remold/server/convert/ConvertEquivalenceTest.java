@@ -162,7 +162,9 @@ class ConvertEquivalenceTest {
             spec:
               applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
               location: "spec.containers[name: *].image"
-              parameters: {assign: {externalData: {provider: strict}}}
+              parameters:
+                assign: {externalData: {provider: strict}}
+                pathTests: [{subPath: "spec.containers[name: *].image", condition: MustExist}]
             """;
 
     private static final String EXTERNAL_IGNORE = """
@@ -172,7 +174,9 @@ class ConvertEquivalenceTest {
             spec:
               applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
               location: "spec.initContainers[name: *].image"
-              parameters: {assign: {externalData: {provider: lenient, failurePolicy: Ignore}}}
+              parameters:
+                assign: {externalData: {provider: lenient, failurePolicy: Ignore}}
+                pathTests: [{subPath: "spec.initContainers[name: *].image", condition: MustExist}]
             ---
             apiVersion: mutations.gatekeeper.sh/v1
             kind: Assign
@@ -180,7 +184,9 @@ class ConvertEquivalenceTest {
             spec:
               applyTo: [{groups: [""], kinds: [Pod], versions: [v1]}]
               location: spec.priorityClassName
-              parameters: {assign: {externalData: {provider: lenient, failurePolicy: Ignore}}}
+              parameters:
+                assign: {externalData: {provider: lenient, failurePolicy: Ignore}}
+                pathTests: [{subPath: spec.priorityClassName, condition: MustExist}]
             """;
 
     /**
