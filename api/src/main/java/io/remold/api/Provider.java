@@ -36,7 +36,7 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
     public static final String KIND = "Provider";
     public static final String PLURAL = "providers";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
-    /** The longest timeout; also the most one admission request waits on providers in total. */
+    /** The longest timeout of one Provider (one admission request waits on providers 3 s in total as well). */
     public static final Duration MAX_TIMEOUT = Duration.ofSeconds(3);
     public static final Duration DEFAULT_CACHE_TTL = Duration.ofMinutes(1);
     public static final Duration MIN_CACHE_TTL = Duration.ofSeconds(1);
@@ -277,7 +277,12 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
         throw problem(source, "spec." + field, "expected a string, got " + v);
     }
 
-    private static String format(Duration d) {
+    /** {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}: a duration the way a Provider's spec writes it. */
+    public static String format(Duration d) {
+        long millis = d.toMillis();
+        if (millis % 1000 != 0) {
+            return millis + "ms";
+        }
         long s = d.toSeconds();
         return s % 3600 == 0 ? s / 3600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
     }

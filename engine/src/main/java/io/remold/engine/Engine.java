@@ -171,7 +171,7 @@ public final class Engine {
             return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
         }
         JsonValue current = withRefs(object, request);
-        ExternalData external = externalData.forRequest();
+        ExternalData external = externalData.forRequest(request.explain());
         // The annotation is parsed when the first rule applies: most requests match nothing.
         JsonValue lastApplied = null;
         boolean lastAppliedRead = false;
@@ -275,7 +275,7 @@ public final class Engine {
         var rejections = new ArrayList<Rejection>();
         if (original instanceof JsonObject object) {
             JsonValue current = withRefs(object, request);
-            ExternalData external = externalData.forRequest();
+            ExternalData external = externalData.forRequest(request.explain());
             for (CompiledRule rule : rejectRules.candidates(request.namespace(), current, request.explain())) {
                 int asked = explainedSoFar(external, request);
                 RuleReferences.Binding binding;
@@ -499,7 +499,8 @@ public final class Engine {
 
         /**
          * Where the template function {@code external} asks external data providers (default: nowhere, every call
-         * fails closed). The engine takes one {@link ExternalData#forRequest()} view per admission request.
+         * fails closed). The engine takes one {@link ExternalData#forRequest(boolean)} view per admission request,
+         * explaining only when the request asks.
          */
         public Builder externalData(ExternalData externalData) {
             this.externalData = Objects.requireNonNull(externalData);

@@ -100,7 +100,7 @@ public final class Gatekeeper {
 
         @Override
         public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
-            return mutate(object, request, outcomes, new ArrayList<>(), externalData.forRequest());
+            return mutate(object, request, outcomes, new ArrayList<>(), externalData.forRequest(request.explain()));
         }
 
         @Override

@@ -92,6 +92,12 @@ record TlsFiles(Path cert, Path key) {
      * ({@code tls.crt}, {@code tls.key}; the certificate is its own CA, so {@code ca.crt} is the same file).
      */
     static TlsFiles generateSelfSigned(Path dir, Instant now) {
+        return generateSelfSigned(dir, now, new GeneralName(GeneralName.dNSName, "localhost"),
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+    }
+
+    /** {@link #generateSelfSigned(Path, Instant)} for {@code names} (tests: a certificate for another host). */
+    static TlsFiles generateSelfSigned(Path dir, Instant now, GeneralName... names) {
         try {
             var generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"));
@@ -105,9 +111,7 @@ record TlsFiles(Path cert, Path key) {
                     new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign));
             builder.addExtension(Extension.extendedKeyUsage, false,
                     new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[]{
-                    new GeneralName(GeneralName.dNSName, "localhost"),
-                    new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
             X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(
                     builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(pair.getPrivate())));
             Files.createDirectories(dir);

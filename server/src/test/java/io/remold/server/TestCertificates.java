@@ -16,4 +16,10 @@ public final class TestCertificates {
     public static SSLContext serverContext(Path dir) {
         return TlsFiles.generateSelfSigned(dir, Instant.now()).load().sslContext();
     }
+
+    /** {@link #serverContext(Path)} with a certificate for {@code dnsName} only: another host than the server's. */
+    public static SSLContext serverContext(Path dir, String dnsName) {
+        return TlsFiles.generateSelfSigned(dir, Instant.now(), new org.bouncycastle.asn1.x509.GeneralName(
+                org.bouncycastle.asn1.x509.GeneralName.dNSName, dnsName)).load().sslContext();
+    }
 }

@@ -2,7 +2,6 @@ package io.remold.templating;
 
 import jakarta.json.JsonValue;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,18 +18,37 @@ public interface ExternalData {
     ExternalData NONE = (provider, keys) -> failAll(keys, "no external data provider \"" + provider
             + "\" here", false, "none");
 
-    /** Longest wait a provider may be given, and the most one admission request waits on providers in total. */
-    java.time.Duration MAX_TIMEOUT = java.time.Duration.ofSeconds(3);
+    /**
+     * The most one admission request waits on providers in total (a {@link #forRequest} view's budget), under the
+     * webhook's default timeout of 5 s.
+     */
+    java.time.Duration REQUEST_BUDGET = java.time.Duration.ofSeconds(3);
+
+    /** The longest key a provider is asked (or {@code eval} looks up): longer keys fail without a call. */
+    int MAX_KEY_LENGTH = 4096;
+
+    /** Longest key or answer shown in an {@code --explain} line. */
+    int MAX_EXPLAINED_CHARS = 200;
 
     /** One answer per key of {@code keys} (in their order), asking the provider once for every key not cached. */
     Map<String, Answer> fetch(String provider, Collection<String> keys);
 
     /**
-     * A view for one admission request: its calls together wait at most {@link #MAX_TIMEOUT}, and it remembers what
-     * each call answered and from where, for {@code --explain}. The default view is this object, remembering nothing.
+     * A view for one admission request that explains nothing: its calls together wait at most
+     * {@link #REQUEST_BUDGET}. The default view is this object. (eval's files, which never wait, remember each answer
+     * anyway.)
      */
     default ExternalData forRequest() {
         return this;
+    }
+
+    /**
+     * A view for one admission request: its calls together wait at most {@link #REQUEST_BUDGET}, and when
+     * {@code explain} it remembers what each call answered and from where, for {@code --explain} (only then: an
+     * explanation costs a line per answer). The default is {@link #forRequest()}.
+     */
+    default ExternalData forRequest(boolean explain) {
+        return forRequest();
     }
 
     /**
@@ -73,29 +91,7 @@ public interface ExternalData {
      * (for answers that never wait: {@code eval}'s files, tests).
      */
     static ExternalData recording(ExternalData data) {
-        return recording(data, new ArrayList<>());
-    }
-
-    /** A view of {@code data} adding its lines to {@code lines}; its callers' views add theirs there too. */
-    private static ExternalData recording(ExternalData data, List<String> lines) {
-        return new ExternalData() {
-            @Override
-            public Map<String, Answer> fetch(String provider, Collection<String> keys) {
-                Map<String, Answer> answers = data.fetch(provider, keys);
-                answers.forEach((key, answer) -> lines.add(explain(provider, key, answer)));
-                return answers;
-            }
-
-            @Override
-            public ExternalData forCaller(String namespace, boolean clusterWide) {
-                return recording(data.forCaller(namespace, clusterWide), lines);
-            }
-
-            @Override
-            public List<String> explained() {
-                return List.copyOf(lines);
-            }
-        };
+        return new RecordingExternalData(data, new RecordingExternalData.Lines());
     }
 
     /**
@@ -106,12 +102,16 @@ public interface ExternalData {
         String what = answer.failed()
                 ? "failed: " + answer.error() + (answer.failOpen() ? ", failurePolicy Ignore" : "")
                 : String.valueOf(answer.value());
-        return "external " + provider + " " + Json.provider().createValue(shortened(key)) + ": " + shortened(what)
-                + " (" + answer.source() + ")";
+        return "external " + provider + " " + Json.provider().createValue(shortened(key, MAX_EXPLAINED_CHARS)) + ": "
+                + shortened(what, MAX_EXPLAINED_CHARS) + " (" + answer.source() + ")";
     }
 
-    private static String shortened(String text) {
-        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+    /**
+     * {@code text} cut to its first {@code maxChars} characters and {@code ...} when longer: how a key, an answer or a
+     * provider's error is shown in errors, logs and explanations.
+     */
+    static String shortened(String text, int maxChars) {
+        return text.length() > maxChars ? text.substring(0, maxChars) + "..." : text;
     }
 
     /** The same failure for every key: what an unreachable or unknown provider answers. */

@@ -297,8 +297,7 @@ enum Function {
 
     /** A text quoted the way JSON writes it, shortened past {@value #MAX_QUOTED_CHARS} characters (for errors). */
     private static String quoted(String text) {
-        String shown = text.length() > MAX_QUOTED_CHARS ? text.substring(0, MAX_QUOTED_CHARS) + "..." : text;
-        return string(shown).toString();
+        return string(ExternalData.shortened(text, MAX_QUOTED_CHARS)).toString();
     }
 
     /** {@code result} as a JSON string; the argument itself when it is a string and the function left it as it was. */

@@ -8,7 +8,7 @@ import java.util.List;
  * {@code Operation} and {@code OldTarget}, and {@code References}: the target's {@code syntheticRefs} (a rule's
  * references, the namespace and the node). Any of these may be null; a missing value renders empty.
  * {@code external} is where the function {@code external} asks providers: the admission request's view
- * ({@link ExternalData#forRequest()}), never null.
+ * ({@link ExternalData#forRequest(boolean)}), never null.
  */
 public record TemplateContext(JsonValue target, String namespace, JsonValue selectedItem,
                               List<Object> selectKeyParts, String operation, JsonValue oldTarget,

@@ -24,8 +24,6 @@ import java.util.TreeMap;
  */
 record FileExternalData(Map<String, Answers> providers, Map<String, Provider> declared) implements ExternalData {
     private static final String RESPONSE_KIND = "ProviderResponse";
-    /** The longest key the server sends a provider. */
-    private static final int MAX_KEY_LENGTH = 4096;
 
     /** One file's answers: values and errors by key, or one error for every key. */
     record Answers(String source, Map<String, JsonValue> values, Map<String, String> errors, String systemError) {

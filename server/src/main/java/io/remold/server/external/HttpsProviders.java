@@ -6,43 +6,96 @@ import io.remold.templating.ExternalData;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * External data from the Providers in force, over HTTPS with Gatekeeper's ProviderRequest protocol.
  *
  * <p>{@link #use} replaces the Providers in force at once; a Provider whose spec did not change keeps its client and
- * cache. Each key is asked at most once per cache TTL (transport failures: per {@code min(TTL, 10s)}), concurrent
- * fetches of a key share one call, and missing keys go in batched POSTs of at most 100 keys. Calls run on virtual
- * threads; a fetch waits on the caller's thread at most the provider's timeout (a {@link #forRequest()} view: at most
- * what is left of its 3 s), so a slow provider holds only the requests that ask it, never a shared pool.
+ * cache. Each key is asked at most once per cache TTL (transport failures: per {@code min(TTL, 10s)}, during which
+ * the Provider's breaker fails new keys at once), concurrent fetches of a key share one call, and missing keys go in
+ * batched POSTs of at most 100 keys, at most 8 under way per Provider. Calls run on virtual threads; a fetch waits
+ * on the caller's thread at most the provider's timeout (a {@link #forRequest()} view: at most what is left of its
+ * 3 s), so a slow provider holds only the requests that ask it, never a shared pool.
  */
 public final class HttpsProviders implements ExternalData, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HttpsProviders.class.getName());
+
+    /** A Provider whose client could not be built (its TLS setup): its keys fail with {@code reason}. */
+    private record Unusable(Provider provider, String reason) {
+    }
+
+    /** The Providers in force, replaced as a whole. */
+    private record InForce(Map<String, ProviderClient> clients, Map<String, Unusable> unusable) {
+    }
+
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    /** Cancels calls at their timeout; one thread, since a task only cancels a future. */
+    private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, task -> {
+        Thread thread = new Thread(task, "remold-external-timeouts");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final LongSupplier clock;
     private final ReentrantLock changes = new ReentrantLock();
-    private volatile Map<String, ProviderClient> inForce = Map.of();
+    private volatile InForce inForce = new InForce(Map.of(), Map.of());
     private final Map<String, ProviderCounters> counters = new ConcurrentHashMap<>();
 
-    /** Makes {@code providers} the ones in force (by name; of two with one name the later wins). */
+    public HttpsProviders() {
+        this(System::nanoTime);
+    }
+
+    /** {@code clock}: nanoseconds for cache and breaker times (tests move it by hand; waits stay real). */
+    HttpsProviders(LongSupplier clock) {
+        this.clock = clock;
+        timeouts.setRemoveOnCancelPolicy(true); // a call that answered in time leaves nothing scheduled behind
+    }
+
+    /**
+     * Makes {@code providers} the ones in force (by name; of two with one name the later wins, with a warning). A
+     * Provider whose client cannot be built is in force all the same: its keys fail with the reason.
+     */
     public void use(Collection<Provider> providers) {
+        var byName = new LinkedHashMap<String, Provider>();
+        for (Provider provider : providers) {
+            if (byName.put(provider.name(), provider) != null) {
+                LOG.log(System.Logger.Level.WARNING, "two Providers named " + provider.name()
+                        + ": the later one is used");
+            }
+        }
         changes.lock();
         try {
-            Map<String, ProviderClient> previous = inForce;
-            var next = new HashMap<String, ProviderClient>();
-            for (Provider provider : providers) {
-                ProviderClient kept = previous.get(provider.name());
-                next.put(provider.name(), kept != null && kept.provider.equals(provider) ? kept
-                        : new ProviderClient(provider, executor,
-                        counters.computeIfAbsent(provider.name(), name -> new ProviderCounters())));
+            InForce previous = inForce;
+            var clients = new HashMap<String, ProviderClient>();
+            var unusable = new HashMap<String, Unusable>();
+            for (Provider provider : byName.values()) {
+                ProviderClient kept = previous.clients().get(provider.name());
+                if (kept != null && kept.provider.equals(provider)) {
+                    clients.put(provider.name(), kept);
+                    continue;
+                }
+                try {
+                    clients.put(provider.name(), new ProviderClient(provider, executor, timeouts, clock,
+                            counters.computeIfAbsent(provider.name(), name -> new ProviderCounters())));
+                } catch (RuntimeException e) {
+                    String reason = "Provider " + provider.name() + " cannot be used: "
+                            + (e.getMessage() == null ? e.toString() : e.getMessage());
+                    LOG.log(System.Logger.Level.WARNING, reason);
+                    unusable.put(provider.name(), new Unusable(provider, reason));
+                }
             }
-            inForce = Map.copyOf(next);
-            counters.keySet().retainAll(next.keySet());
-            var kept = new HashSet<>(next.values());
-            previous.values().stream().filter(client -> !kept.contains(client)).forEach(ProviderClient::shutdown);
+            inForce = new InForce(Map.copyOf(clients), Map.copyOf(unusable));
+            counters.keySet().retainAll(clients.keySet());
+            var kept = new HashSet<>(clients.values());
+            previous.clients().values().stream().filter(client -> !kept.contains(client))
+                    .forEach(ProviderClient::shutdown);
         } finally {
             changes.unlock();
         }
@@ -57,24 +110,32 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     /**
      * A fetch for a rule in {@code namespace} ({@code clusterWide}: one that any Provider serves), refused without a
      * call, fail closed, when the Provider's {@code spec.namespaces} does not serve it. When {@code bounded} it also
-     * ends at {@code requestDeadline} ({@link System#nanoTime}), the request's budget.
+     * ends at {@code requestDeadline} ({@link System#nanoTime}), the request's budget: once that is spent, keys not
+     * cached fail at once.
      */
     private Map<String, Answer> fetch(String provider, Collection<String> keys, String namespace, boolean clusterWide,
                                       boolean bounded, long requestDeadline) {
-        ProviderClient client = inForce.get(provider);
-        if (client == null) {
+        InForce now = inForce;
+        ProviderClient client = now.clients().get(provider);
+        Unusable unusable = now.unusable().get(provider);
+        Provider spec = client != null ? client.provider : unusable != null ? unusable.provider() : null;
+        if (spec == null) {
             return ExternalData.failAll(keys, "no Provider named " + ProviderClient.jsonString(provider), false,
                     "none");
         }
-        String refusal = client.provider.refusal(namespace, clusterWide);
+        String refusal = spec.refusal(namespace, clusterWide);
         if (refusal != null) {
             return ExternalData.failAll(keys, refusal, false, "refused");
         }
-        long own = System.nanoTime() + client.provider.timeout().toNanos();
+        if (unusable != null) {
+            return ExternalData.failAll(keys, unusable.reason(),
+                    spec.failurePolicy() == Provider.FailurePolicy.Ignore, spec.url().toString());
+        }
+        long own = System.nanoTime() + spec.timeout().toNanos();
         return !bounded || own - requestDeadline <= 0
-                ? client.fetch(keys, own, "no answer within " + ProviderClient.text(client.provider.timeout()))
+                ? client.fetch(keys, own, "no answer within " + Provider.format(spec.timeout()))
                 : client.fetch(keys, requestDeadline, "no answer within the request's "
-                + ProviderClient.text(MAX_TIMEOUT) + " budget for external data");
+                + Provider.format(REQUEST_BUDGET) + " budget for external data");
     }
 
     /** A view for the rules of {@code namespace}, each fetch waiting at most the provider's timeout. */
@@ -84,12 +145,18 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     }
 
     /**
-     * One admission request's view: its fetches end together 3 s from now, and each answer is remembered. It calls
-     * as a cluster-wide caller (Gatekeeper's mutators); the engine takes a {@link #forCaller} view of it per rule.
+     * One admission request's view, explaining nothing: its fetches end together 3 s from now. It calls as a
+     * cluster-wide caller (Gatekeeper's mutators); the engine takes a {@link #forCaller} view of it per rule.
      */
     @Override
     public ExternalData forRequest() {
-        return ExternalData.recording(new Caller(null, true, true, System.nanoTime() + MAX_TIMEOUT.toNanos()));
+        return new Caller(null, true, true, System.nanoTime() + REQUEST_BUDGET.toNanos());
+    }
+
+    /** {@link #forRequest()}, remembering each answer when {@code explain}. */
+    @Override
+    public ExternalData forRequest(boolean explain) {
+        return explain ? ExternalData.recording(forRequest()) : forRequest();
     }
 
     /** The fetches of one caller, within a request's budget when {@code bounded}. */
@@ -128,7 +195,8 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
                 "External data keys answered without a new call (cached or already being asked).", c -> c.hits.sum());
         series(sb, sorted, "remold_external_failures_total",
                 "Calls to external data providers that failed as a whole (transport, status, malformed, size,"
-                        + " systemError, timeout).", c -> c.failures.sum());
+                        + " systemError, not idempotent, timeout); a key missing from an answer fails only that key"
+                        + " and is not counted.", c -> c.failures.sum());
     }
 
     private static void series(StringBuilder sb, Map<String, ProviderCounters> counters, String name, String help,
@@ -139,14 +207,20 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
                 .append(value.applyAsLong(c)).append('\n'));
     }
 
-    /** Stops every client at once (calls under way fail) and the calls' executor. */
+    /** Timeout tasks still scheduled: none once every call has ended (for tests). */
+    int timeoutsScheduled() {
+        return timeouts.getQueue().size();
+    }
+
+    /** Stops every client at once (calls under way fail), the calls' executor and the timeouts' thread. */
     @Override
     public void close() {
         changes.lock();
         try {
-            inForce.values().forEach(ProviderClient::shutdownNow);
-            inForce = Map.of();
+            inForce.clients().values().forEach(ProviderClient::shutdownNow);
+            inForce = new InForce(Map.of(), Map.of());
             executor.shutdownNow();
+            timeouts.shutdownNow();
         } finally {
             changes.unlock();
         }

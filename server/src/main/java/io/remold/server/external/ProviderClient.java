@@ -1,131 +1,221 @@
 package io.remold.server.external;
 
 import io.remold.api.Provider;
+import io.remold.templating.ExternalData;
 import io.remold.templating.ExternalData.Answer;
+import jakarta.json.JsonStructure;
+import jakarta.json.JsonValue;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
+import java.io.StringReader;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
- * One Provider in force: its HTTPS client and its cache of answers. Each key has a slot holding the answer to come
- * (single flight: whoever finds a pending slot waits for it rather than asking again) and, once answered, until when
- * the answer holds; slots are kept in LRU order, at most {@code maxEntries}. Calls run on the client's executor; a
- * caller waits on its own thread, at most until its deadline.
+ * One Provider in force: its HTTPS client, its cache of answers and its circuit breaker. Each key has a slot holding
+ * the answer to come (single flight: whoever finds a pending slot waits for it rather than asking again) and, once
+ * answered, the answer and until when it holds; slots are kept in LRU order, at most {@code maxEntries} and
+ * {@link #MAX_CACHE_BYTES}. Calls run on the client's executor, at most {@link #MAX_CALLS_IN_FLIGHT} at once; a
+ * caller waits on its own thread, at most until its deadline. Deadlines are {@link System#nanoTime}; cache and
+ * breaker times are {@code clock}'s (the same in production, a hand-moved clock in tests).
  */
 final class ProviderClient {
     static final int MAX_BODY_BYTES = 1 << 20;
     static final int MAX_KEYS_PER_CALL = 100;
-    static final int MAX_KEY_LENGTH = 4096;
-    /** The longest a transport failure is remembered: a dead provider is asked again, and recovers, that soon. */
+    /** Most distinct keys one fetch asks about (the rest fail): ten POSTs, so one rule cannot queue thousands. */
+    static final int MAX_KEYS_PER_FETCH = 1000;
+    /**
+     * Largest value kept, serialized as JSON: answers are names, digests, small objects; a 1 MiB array would parse
+     * to about 17 MiB of objects. A larger value fails its key.
+     */
+    static final int MAX_VALUE_BYTES = 64 * 1024;
+    /**
+     * Most a Provider's cache may hold (serialized values and errors, keys, {@link #ENTRY_OVERHEAD_BYTES} each),
+     * whatever {@code maxEntries} allows (100 000 entries of 64 KiB would be 6 GiB): 8 MiB keeps even a dozen
+     * Providers well inside the server's heap. Objects and arrays are kept serialized and parsed again on a hit, so
+     * the weight is what they take.
+     */
+    static final long MAX_CACHE_BYTES = 8L << 20;
+    /** What an entry costs besides its texts: the map node, the slot, the strings' headers (an estimate). */
+    static final int ENTRY_OVERHEAD_BYTES = 128;
+    /**
+     * Most POSTs under way at once per Provider: each holds a connection and up to 1 MiB of answer, and a provider
+     * that slows down under load is not sent more. A call that gets no turn before its caller's deadline fails.
+     */
+    static final int MAX_CALLS_IN_FLIGHT = 8;
+    /**
+     * The longest a transport failure is remembered, and the breaker stays open: a dead provider is asked again, and
+     * recovers, that soon.
+     */
     static final Duration MAX_FAILURE_TTL = Duration.ofSeconds(10);
 
-    /** One key's answer, pending while its call runs; {@code expiresAt} ({@link System#nanoTime}) set before it completes. */
+    /** One key's answer, pending while its call runs; every field is guarded by the client's lock. */
     private static final class Slot {
-        final CompletableFuture<Answer> answer = new CompletableFuture<>();
-        volatile long expiresAt;
+        /** Completed when the call answers; null once settled, so the cache does not hold what waiters got. */
+        CompletableFuture<Answer> pending = new CompletableFuture<>();
+        boolean settled;
+        /** A scalar value as it is, an object or array as its JSON text, or the error; one of them. */
+        JsonValue value;
+        String json;
+        String error;
+        long expiresAt;
+        long weight;
+    }
+
+    /** What a settled call stores for one key ({@code chars}: the length of its texts), and answers its waiters. */
+    private record Stored(JsonValue value, String json, String error, int chars, long ttlNanos, Answer answer) {
+    }
+
+    /** A cached answer as read under the lock; an object or array is parsed after. */
+    private record Hit(JsonValue value, String json, String error) {
     }
 
     final Provider provider;
     private final HttpClient client;
-    private final Executor executor;
     private final ProviderCounters counters;
+    private final ScheduledExecutorService timeouts;
+    private final LongSupplier clock;
     private final String source;
     private final boolean failOpen;
     private final long failureTtlNanos;
+    private final int maxEntries;
+    private final Semaphore inFlight = new Semaphore(MAX_CALLS_IN_FLIGHT);
     private final ReentrantLock lock = new ReentrantLock();
-    private final LinkedHashMap<String, Slot> slots;
+    private final LinkedHashMap<String, Slot> slots = new LinkedHashMap<>(16, 0.75f, true);
+    private long cachedBytes;
+    /** The circuit breaker: the last transport failure while open (null: closed), when to try again, a probe out. */
+    private String failing;
+    private long retryAt;
+    private boolean probing;
 
-    ProviderClient(Provider provider, Executor executor, ProviderCounters counters) {
+    ProviderClient(Provider provider, Executor executor, ScheduledExecutorService timeouts, LongSupplier clock,
+                   ProviderCounters counters) {
         this.provider = provider;
-        this.executor = executor;
         this.counters = counters;
+        this.timeouts = timeouts;
+        this.clock = clock;
         this.source = provider.url().toString();
         this.failOpen = provider.failurePolicy() == Provider.FailurePolicy.Ignore;
         this.failureTtlNanos = Math.min(provider.cacheTTL().toNanos(), MAX_FAILURE_TTL.toNanos());
-        int maxEntries = provider.maxEntries();
-        this.slots = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Slot> eldest) {
-                return size() > maxEntries; // a pending slot dropped here still answers whoever waits for it
-            }
-        };
+        this.maxEntries = provider.maxEntries();
         this.client = HttpClient.newBuilder().sslContext(sslContext(provider))
                 .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER)
                 .connectTimeout(provider.timeout()).executor(executor).build();
     }
 
     /**
-     * One answer per distinct key, in their order. Keys neither cached nor pending are asked in batched POSTs; then
-     * waits until {@code deadline} ({@link System#nanoTime}) for those not answered yet, which fail with {@code late}.
+     * One answer per distinct key, in their order. Keys neither cached nor pending are asked in batched POSTs, unless
+     * {@code deadline} ({@link System#nanoTime}) has passed (they fail with {@code late}) or the breaker is open
+     * (they fail with its error); then waits until {@code deadline} for those not answered yet, which fail with
+     * {@code late}.
      */
     Map<String, Answer> fetch(Collection<String> keys, long deadline, String late) {
         var answers = new LinkedHashMap<String, Answer>();
-        var pending = new LinkedHashMap<String, CompletableFuture<Answer>>();
+        var hits = new LinkedHashMap<String, Hit>();
+        var waiting = new LinkedHashMap<String, CompletableFuture<Answer>>();
+        var joined = new HashSet<String>();
         var ask = new ArrayList<String>();
         var asked = new ArrayList<Slot>();
-        long now = System.nanoTime();
+        boolean spent = deadline - System.nanoTime() <= 0;
+        Boolean mayCall = null; // decided once per fetch, on its first key to ask: it may be the breaker's probe
+        String refusal = null;
+        int distinct = 0;
         lock.lock();
         try {
+            long now = clock.getAsLong();
             for (String key : keys) {
-                if (answers.containsKey(key) || pending.containsKey(key)) {
+                if (answers.containsKey(key) || hits.containsKey(key) || waiting.containsKey(key)) {
                     continue;
                 }
-                if (key.length() > MAX_KEY_LENGTH) {
-                    answers.put(key, Answer.failed("the key is longer than " + MAX_KEY_LENGTH + " characters",
-                            failOpen, source));
+                if (++distinct > MAX_KEYS_PER_FETCH) {
+                    answers.put(key, failed("more than " + MAX_KEYS_PER_FETCH + " keys in one fetch"));
+                    continue;
+                }
+                if (key.length() > ExternalData.MAX_KEY_LENGTH) {
+                    answers.put(key, failed("the key is longer than " + ExternalData.MAX_KEY_LENGTH + " characters"));
                     continue;
                 }
                 Slot slot = slots.get(key);
-                if (slot != null && slot.answer.isDone() && now - slot.expiresAt >= 0) {
+                if (slot != null && slot.settled && now - slot.expiresAt >= 0) {
+                    remove(key);
                     slot = null;
                 }
-                if (slot == null) {
-                    slot = new Slot();
-                    slots.put(key, slot);
-                    ask.add(key);
-                    asked.add(slot);
-                } else {
+                if (slot != null) {
                     counters.hits.increment();
+                    if (slot.settled) {
+                        hits.put(key, new Hit(slot.value, slot.json, slot.error));
+                    } else {
+                        waiting.put(key, slot.pending);
+                        joined.add(key);
+                    }
+                    continue;
                 }
-                if (slot.answer.isDone()) {
-                    Answer cached = slot.answer.join();
-                    answers.put(key, new Answer(cached.value(), cached.error(), cached.failOpen(), "cache"));
-                } else {
-                    pending.put(key, slot.answer);
+                if (mayCall == null) {
+                    refusal = spent ? late : breakerRefusal(now);
+                    mayCall = refusal == null;
                 }
+                if (!mayCall) {
+                    answers.put(key, failed(refusal)); // neither asked nor cached
+                    continue;
+                }
+                slot = new Slot();
+                slots.put(key, slot);
+                ask.add(key);
+                asked.add(slot);
+                waiting.put(key, slot.pending);
             }
+            evict();
         } finally {
             lock.unlock();
         }
+        return finish(keys, answers, hits, waiting, joined, ask, asked, deadline, late);
+    }
+
+    private Map<String, Answer> finish(Collection<String> keys, Map<String, Answer> answers,
+                                       Map<String, Hit> hits, Map<String, CompletableFuture<Answer>> waiting,
+                                       Set<String> joined, List<String> ask, List<Slot> asked, long deadline,
+                                       String late) {
         for (int from = 0; from < ask.size(); from += MAX_KEYS_PER_CALL) {
             int to = Math.min(ask.size(), from + MAX_KEYS_PER_CALL);
-            call(List.copyOf(ask.subList(from, to)), List.copyOf(asked.subList(from, to)));
+            call(List.copyOf(ask.subList(from, to)), List.copyOf(asked.subList(from, to)), deadline);
         }
-        for (Map.Entry<String, CompletableFuture<Answer>> entry : pending.entrySet()) {
-            answers.put(entry.getKey(), await(entry.getValue(), deadline, late));
+        hits.forEach((key, hit) -> answers.put(key, new Answer(hit.json() != null ? parse(hit.json()) : hit.value(),
+                hit.error(), failOpen, "cache")));
+        for (Map.Entry<String, CompletableFuture<Answer>> entry : waiting.entrySet()) {
+            Answer answer = await(entry.getValue(), deadline, late);
+            answers.put(entry.getKey(), joined.contains(entry.getKey()) // another request's call: counted a hit
+                    ? new Answer(answer.value(), answer.error(), answer.failOpen(), "cache") : answer);
         }
         var ordered = new LinkedHashMap<String, Answer>();
         for (String key : keys) {
@@ -134,21 +224,59 @@ final class ProviderClient {
         return ordered;
     }
 
+    /** Null when a call may go (closed, or this is the probe of an open breaker); else why keys fail at once. */
+    private String breakerRefusal(long now) {
+        if (failing == null) {
+            return null;
+        }
+        if (!probing && now - retryAt >= 0) {
+            probing = true;
+            return null;
+        }
+        String when = probing ? "when the call under way answers"
+                : "after " + Provider.format(Duration.ofSeconds((retryAt - now + 999_999_999L) / 1_000_000_000L));
+        return "provider failing: " + failing + "; retried " + when;
+    }
+
+    private Answer failed(String error) {
+        return Answer.failed(error, failOpen, source);
+    }
+
+    private static JsonValue parse(String json) {
+        try (var reader = ProviderProtocol.JSON.createReader(new StringReader(json))) {
+            return reader.readValue();
+        }
+    }
+
     private Answer await(CompletableFuture<Answer> answer, long deadline, String late) {
         try {
             return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            return Answer.failed(late, failOpen, source);
+            return failed(late);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Answer.failed("interrupted while waiting for the provider", failOpen, source);
+            return failed("interrupted while waiting for the provider");
         } catch (ExecutionException e) { // slots complete normally; kept for the compiler
-            return Answer.failed(e.getCause().toString(), failOpen, source);
+            return failed(e.getCause().toString());
         }
     }
 
-    /** POSTs one batch; its slots are settled when the answer comes, or fail when the timeout cancels the exchange. */
-    private void call(List<String> keys, List<Slot> batch) {
+    /**
+     * POSTs one batch once a call is free (before {@code deadline}; else its keys fail, not cached); its slots are
+     * settled when the answer comes, or fail when the timeout cancels the exchange.
+     */
+    private void call(List<String> keys, List<Slot> batch, long deadline) {
+        boolean turn;
+        try {
+            turn = inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            turn = false;
+        }
+        if (!turn) {
+            forget(keys, batch, failed("provider busy: " + MAX_CALLS_IN_FLIGHT + " calls under way"));
+            return;
+        }
         counters.calls.increment();
         CompletableFuture<HttpResponse<byte[]>> sent;
         try {
@@ -161,59 +289,152 @@ final class ProviderClient {
         }
         // The request's own timeout ends at the response headers; this bounds the body too (cancel aborts it).
         CompletableFuture<HttpResponse<byte[]>> exchange = sent;
-        CompletableFuture.delayedExecutor(provider.timeout().toNanos(), TimeUnit.NANOSECONDS, executor)
-                .execute(() -> exchange.cancel(true));
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = timeouts.schedule(() -> exchange.cancel(true), provider.timeout().toNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) { // shut down: the server is closing
+            exchange.cancel(true);
+            timeout = null;
+        }
+        ScheduledFuture<?> timer = timeout;
         exchange.whenComplete((response, error) -> {
-            try {
-                settle(keys, batch, response, error);
-            } catch (RuntimeException e) { // a slot left pending would never be asked again
-                long expiresAt = System.nanoTime() + failureTtlNanos;
-                for (Slot slot : batch) {
-                    if (!slot.answer.isDone()) {
-                        slot.expiresAt = expiresAt;
-                        slot.answer.complete(Answer.failed("reading the answer failed: " + e, failOpen, source));
-                    }
-                }
+            if (timer != null) {
+                timer.cancel(false); // the exchange is done: the scheduler lets go of it now, not at the timeout
             }
+            inFlight.release();
+            settle(keys, batch, response, error);
         });
+    }
+
+    /** Fails a batch that was never sent: its waiters get {@code answer}, and nothing is cached. */
+    private void forget(List<String> keys, List<Slot> batch, Answer answer) {
+        var waiters = new ArrayList<CompletableFuture<Answer>>();
+        lock.lock();
+        try {
+            probing = false; // had this been the probe, the next call is
+            for (int i = 0; i < keys.size(); i++) {
+                Slot slot = batch.get(i);
+                if (slots.get(keys.get(i)) == slot) {
+                    remove(keys.get(i));
+                }
+                waiters.add(slot.pending);
+            }
+        } finally {
+            lock.unlock();
+        }
+        waiters.forEach(waiter -> waiter.complete(answer));
     }
 
     private void settle(List<String> keys, List<Slot> batch, HttpResponse<byte[]> response, Throwable error) {
         String failure = null;
-        Map<String, ProviderProtocol.Item> items = Map.of();
-        if (error != null) {
-            failure = describe(error);
-        } else if (response.statusCode() / 100 != 2) {
-            failure = "the provider answered HTTP " + response.statusCode();
-        } else {
-            try {
-                items = ProviderProtocol.response(response.body());
-            } catch (ProviderProtocol.Refused e) {
-                failure = e.getMessage();
-            }
-            for (int i = 0; failure == null && i < keys.size(); i++) {
-                if (!items.containsKey(keys.get(i))) {
-                    failure = "the answer has no item for key " + jsonString(keys.get(i));
+        List<Stored> stored;
+        try {
+            Map<String, ProviderProtocol.Item> items = Map.of();
+            if (error != null) {
+                failure = describe(error);
+            } else if (response.statusCode() / 100 != 2) {
+                failure = "the provider answered HTTP " + response.statusCode();
+            } else {
+                try {
+                    items = ProviderProtocol.response(response.body());
+                } catch (ProviderProtocol.Refused e) {
+                    failure = e.getMessage();
                 }
             }
+            stored = stored(keys, items, failure);
+        } catch (RuntimeException e) { // a slot left pending would never be asked again
+            failure = "reading the answer failed: " + e;
+            stored = stored(keys, Map.of(), failure);
         }
-        if (failure != null) {
-            counters.failures.increment();
-        }
-        long answeredAt = System.nanoTime();
-        for (int i = 0; i < keys.size(); i++) {
-            Slot slot = batch.get(i);
-            Answer answer;
+        var waiters = new ArrayList<CompletableFuture<Answer>>();
+        lock.lock();
+        try {
+            long now = clock.getAsLong();
             if (failure != null) {
-                answer = Answer.failed(failure, failOpen, source);
-                slot.expiresAt = answeredAt + failureTtlNanos;
+                counters.failures.increment();
+                failing = failure;
+                retryAt = now + failureTtlNanos;
             } else {
-                ProviderProtocol.Item item = items.get(keys.get(i));
-                answer = item.error() != null ? Answer.failed(item.error(), failOpen, source)
-                        : new Answer(item.value(), null, failOpen, source);
-                slot.expiresAt = answeredAt + provider.cacheTTL().toNanos();
+                failing = null;
             }
-            slot.answer.complete(answer);
+            probing = false;
+            for (int i = 0; i < keys.size(); i++) {
+                Slot slot = batch.get(i);
+                Stored s = stored.get(i);
+                slot.settled = true;
+                slot.value = s.value();
+                slot.json = s.json();
+                slot.error = s.error();
+                slot.expiresAt = now + s.ttlNanos();
+                waiters.add(slot.pending);
+                slot.pending = null;
+                if (slots.get(keys.get(i)) == slot) { // not dropped meanwhile
+                    slot.weight = ENTRY_OVERHEAD_BYTES + keys.get(i).length() + s.chars();
+                    cachedBytes += slot.weight;
+                }
+            }
+            evict();
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < waiters.size(); i++) {
+            waiters.get(i).complete(stored.get(i).answer());
+        }
+    }
+
+    /** What each key of a call keeps and answers: the call's failure, the key's error or its value. */
+    private List<Stored> stored(List<String> keys, Map<String, ProviderProtocol.Item> items, String failure) {
+        var out = new ArrayList<Stored>(keys.size());
+        long ttl = provider.cacheTTL().toNanos();
+        for (String key : keys) {
+            ProviderProtocol.Item item = failure != null ? null : items.get(key);
+            String error = failure != null ? failure
+                    : item == null ? "the answer has no item for key " + jsonString(key)
+                    : item.error();
+            if (error != null) { // a missing item is the provider's fault, remembered as briefly as a failure
+                long keep = failure != null || item == null ? failureTtlNanos : ttl;
+                out.add(new Stored(null, null, error, error.length(), keep, failed(error)));
+                continue;
+            }
+            JsonValue value = item.value();
+            String json = value.toString();
+            if (json.length() > MAX_VALUE_BYTES / 4 && json.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
+                String tooLarge = "value larger than " + MAX_VALUE_BYTES + " bytes";
+                out.add(new Stored(null, null, tooLarge, tooLarge.length(), ttl, failed(tooLarge)));
+                continue;
+            }
+            Answer answer = new Answer(value, null, failOpen, source);
+            out.add(value instanceof JsonStructure ? new Stored(null, json, null, json.length(), ttl, answer)
+                    : new Stored(value, null, null, json.length(), ttl, answer));
+        }
+        return out;
+    }
+
+    private void remove(String key) {
+        Slot slot = slots.remove(key);
+        if (slot != null) {
+            cachedBytes -= slot.weight;
+        }
+    }
+
+    /** Drops the least recently used slots past {@code maxEntries} or {@link #MAX_CACHE_BYTES}. */
+    private void evict() {
+        Iterator<Slot> eldest = slots.values().iterator();
+        while ((slots.size() > maxEntries || cachedBytes > MAX_CACHE_BYTES) && eldest.hasNext()) {
+            Slot slot = eldest.next();
+            eldest.remove(); // a pending slot dropped here still answers whoever waits for it
+            cachedBytes -= slot.weight;
+        }
+    }
+
+    /** What the cache holds now, in bytes as {@link #MAX_CACHE_BYTES} counts them (for tests). */
+    long cachedBytes() {
+        lock.lock();
+        try {
+            return cachedBytes;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -225,8 +446,8 @@ final class ProviderClient {
             }
         }
         return switch (e) {
-            case CancellationException c -> "no answer within " + text(provider.timeout());
-            case HttpTimeoutException t -> "no answer within " + text(provider.timeout());
+            case CancellationException c -> "no answer within " + Provider.format(provider.timeout());
+            case HttpTimeoutException t -> "no answer within " + Provider.format(provider.timeout());
             case ConnectException c -> "cannot connect to " + source + ": " + message(c);
             case IOException io -> "call to " + source + " failed: " + message(io);
             default -> "call to " + source + " failed: " + e;
@@ -239,12 +460,6 @@ final class ProviderClient {
             root = root.getCause();
         }
         return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-    }
-
-    /** {@code 500ms}, {@code 2s}: how Provider manifests write a duration. */
-    static String text(Duration duration) {
-        long millis = duration.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
     static String jsonString(String text) {
@@ -276,7 +491,7 @@ final class ProviderClient {
             context.init(null, factory.getTrustManagers(), null);
             return context;
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalStateException("Provider " + provider.name() + ": cannot set up TLS: " + e, e);
+            throw new IllegalStateException("cannot set up TLS: " + e, e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.remold.server.external;
 
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -22,6 +23,7 @@ final class ProviderProtocol {
     static final String API_VERSION = "externaldata.gatekeeper.sh/v1beta1";
     /** Longest error text kept from a provider: its errors end up in rule errors, warnings and logs. */
     static final int MAX_ERROR_CHARS = 512;
+    static final String NOT_IDEMPOTENT = "the provider says its answers are not idempotent; Remold caches answers";
     /** Looked up once: {@code Json.*} would look the provider up on every call. */
     static final JsonProvider JSON = JsonProvider.provider();
 
@@ -60,6 +62,10 @@ final class ProviderProtocol {
         if (response.get("systemError") instanceof JsonString error && !error.getString().isEmpty()) {
             throw new Refused("provider's system error: " + shortened(error.getString()));
         }
+        // Gatekeeper's mutation refuses such an answer (validateExternalDataResponse): an absent flag is false.
+        if (response.get("idempotent") != JsonValue.TRUE) {
+            throw new Refused(NOT_IDEMPOTENT);
+        }
         JsonValue items = response.get("items");
         if (items == null || items == JsonValue.NULL) {
             return Map.of();
@@ -81,6 +87,6 @@ final class ProviderProtocol {
     }
 
     private static String shortened(String error) {
-        return error.length() <= MAX_ERROR_CHARS ? error : error.substring(0, MAX_ERROR_CHARS) + "...";
+        return ExternalData.shortened(error, MAX_ERROR_CHARS);
     }
 }

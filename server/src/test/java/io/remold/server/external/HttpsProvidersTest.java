@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -64,6 +65,21 @@ class HttpsProvidersTest {
         return out;
     }
 
+    /** Providers whose cache and breaker read {@code clock} (nanoseconds), which the test moves by hand. */
+    private static HttpsProviders providers(AtomicLong clock, Provider... providers) {
+        var out = new HttpsProviders(clock::get);
+        out.use(List.of(providers));
+        return out;
+    }
+
+    /** Waits (without a time bound of its own: the test's timeout is the bound) until the provider saw {@code key}. */
+    private static void awaitAsked(String key) {
+        while (server.asked(key) == 0) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
     @Test
     void valuesArriveAndAreCached() {
         try (var providers = providers(provider("p", "good", ""))) {
@@ -79,6 +95,8 @@ class HttpsProvidersTest {
             providers.writeMetrics(metrics);
             assertThat(metrics.toString(), containsString("remold_external_calls_total{provider=\"p\"} 1\n"));
             assertThat(metrics.toString(), containsString("remold_external_cache_hits_total{provider=\"p\"} 1\n"));
+            // the call ended: its timeout task is gone, not held (with the exchange) until the timeout
+            assertThat(providers.timeoutsScheduled(), is(0));
         }
     }
 
@@ -111,25 +129,37 @@ class HttpsProvidersTest {
         }
     }
 
+    /**
+     * Every fault fails every key of the call, in time, and opens the breaker: a key not asked yet then fails at once
+     * with the same error, without a call. {@code lasts}: the fault takes the whole timeout, so the good provider
+     * must have answered while it still ran. ({@code huge} gets 3 s to send its first MiB on a busy machine.)
+     */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
-            slow        | no answer within 500ms
-            failing     | the provider answered HTTP 500
-            huge        | larger than 1024 KiB
-            malformed   | malformed answer
-            systemError | provider's system error: database is down
-            missing     | the answer has no item for key "fault-missing"
+            slow          | 500ms | no answer within 500ms                                                   | true
+            trickle       | 500ms | no answer within 500ms                                                   | true
+            failing       | 500ms | the provider answered HTTP 500                                           | false
+            huge          | 3s    | larger than 1024 KiB                                                     | false
+            malformed     | 500ms | malformed answer                                                         | false
+            systemError   | 500ms | provider's system error: database is down                                | false
+            notIdempotent | 500ms | the provider says its answers are not idempotent; Remold caches answers | false
             """)
-    void faultsFailEveryKeyInTimeAndDelayNoOne(String mode, String why) throws Exception {
-        try (var providers = providers(provider("bad", mode, "timeout: 500ms"), provider("good", "good", ""));
+    void faultsFailEveryKeyInTimeAndDelayNoOne(String mode, String timeout, String why, boolean lasts)
+            throws Exception {
+        Provider bad = provider("bad", mode, "timeout: " + timeout);
+        try (var providers = providers(bad, provider("good", "good", ""));
              var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             long start = System.nanoTime();
             var faulty = CompletableFuture.supplyAsync(() -> providers.fetch("bad", List.of("fault-" + mode)),
                     threads);
             Answer good = providers.fetch("good", List.of("meanwhile-" + mode)).get("meanwhile-" + mode);
             assertThat(good.value(), equalTo(Json.createValue("value-of-meanwhile-" + mode)));
+            if (lasts) {
+                assertThat("the good provider answered while the faulty one still held its caller", faulty.isDone(),
+                        is(false));
+            }
             Answer answer = faulty.get().get("fault-" + mode);
-            assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofMillis(500).plus(MARGIN)));
+            assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(bad.timeout().plus(MARGIN)));
             assertThat(answer.failed(), is(true));
             assertThat(answer.error(), containsString(why));
             assertThat(answer.failOpen(), is(false));
@@ -137,22 +167,79 @@ class HttpsProvidersTest {
             Answer again = providers.fetch("bad", List.of("fault-" + mode)).get("fault-" + mode);
             assertThat(again.error(), containsString(why));
             assertThat(server.asked("fault-" + mode), is(1));
+            // the breaker is open: a new key fails at once, not asked, with the failure and when it is retried
+            Answer other = providers.fetch("bad", List.of("other-" + mode)).get("other-" + mode);
+            assertThat(other.error(), startsWith("provider failing: "));
+            assertThat(other.error(), containsString(why));
+            assertThat(other.error(), containsString("; retried after "));
+            assertThat(server.asked("other-" + mode), is(0));
         }
     }
 
     @Test
+    void aKeyMissingFromTheAnswerFailsAloneAndOpensNoBreaker() {
+        try (var providers = providers(provider("p", "missing", ""))) {
+            Map<String, Answer> answers = providers.fetch("p", List.of("absent-1", "present-1"));
+            assertThat(answers.get("absent-1").error(), equalTo("the answer has no item for key \"absent-1\""));
+            assertThat(answers.get("present-1").value(), equalTo(Json.createValue("value-of-present-1")));
+            Answer next = providers.fetch("p", List.of("present-2")).get("present-2");
+            assertThat(next.value(), equalTo(Json.createValue("value-of-present-2")));
+            var metrics = new StringBuilder();
+            providers.writeMetrics(metrics);
+            assertThat(metrics.toString(), containsString("remold_external_failures_total{provider=\"p\"} 0\n"));
+        }
+    }
+
+    /** Transport failures open the breaker for min(cacheTTL, 10 s); then one call probes, and a success closes it. */
+    @Test
+    void theBreakerLetsOneProbeThroughAndClosesOnSuccess() {
+        var clock = new AtomicLong();
+        server.flakyFails = true;
+        try (var providers = providers(clock, provider("p", "flaky", ""))) {
+            assertThat(providers.fetch("p", List.of("flaky-1")).get("flaky-1").error(),
+                    equalTo("the provider answered HTTP 500"));
+            clock.addAndGet(Duration.ofMillis(2500).toNanos());
+            assertThat(providers.fetch("p", List.of("flaky-2")).get("flaky-2").error(), equalTo(
+                    "provider failing: the provider answered HTTP 500; retried after 8s"));
+            assertThat(server.asked("flaky-2"), is(0));
+            server.flakyFails = false;
+            clock.addAndGet(Duration.ofMillis(7500).toNanos());
+            Answer probe = providers.fetch("p", List.of("flaky-3")).get("flaky-3");
+            assertThat(probe.value(), equalTo(Json.createValue("value-of-flaky-3")));
+            Answer after = providers.fetch("p", List.of("flaky-2")).get("flaky-2");
+            assertThat(after.value(), equalTo(Json.createValue("value-of-flaky-2")));
+            assertThat(server.asked("flaky-2"), is(1));
+        } finally {
+            server.flakyFails = false;
+        }
+    }
+
+    /**
+     * A slow provider holds its own callers only, and at most 8 of its calls are under way: a caller that gets no
+     * turn before its deadline fails "provider busy" without a call.
+     */
+    @Test
     void slowProvidersHoldOnlyTheirOwnCallers() throws Exception {
         try (var providers = providers(provider("slow", "slow", "timeout: 3s"), provider("good", "good", ""));
              var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            // its 3 s end before those of the calls below, which start later
+            ExternalData earlier = providers.forRequest();
+            providers.fetch("good", List.of("before-the-stuck"));
             var stuck = new ArrayList<CompletableFuture<Map<String, Answer>>>();
-            for (int i = 0; i < 20; i++) {
+            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
                 String key = "stuck-" + i;
                 stuck.add(CompletableFuture.supplyAsync(() -> providers.fetch("slow", List.of(key)), threads));
             }
+            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
+                awaitAsked("stuck-" + i);
+            }
+            var busy = CompletableFuture.supplyAsync(() -> earlier.fetch("slow", List.of("no-turn")), threads);
             Answer good = providers.fetch("good", List.of("beside-the-stuck")).get("beside-the-stuck");
             assertThat(good.value(), equalTo(Json.createValue("value-of-beside-the-stuck")));
             assertThat("the good provider answered while the slow one still held its callers",
                     stuck.stream().filter(CompletableFuture::isDone).toList(), hasSize(0));
+            assertThat(busy.get().get("no-turn").error(), equalTo("provider busy: 8 calls under way"));
+            assertThat(server.asked("no-turn"), is(0));
             for (var fetch : stuck) {
                 assertThat(fetch.get().values().iterator().next().error(), equalTo("no answer within 3s"));
             }
@@ -195,14 +282,43 @@ class HttpsProvidersTest {
     }
 
     @Test
-    void failuresAreForgottenAfterTheirTtlSoAProviderRecovers() throws Exception {
-        try (var providers = providers(provider("p", "failing", "cacheTTL: 1s"))) {
+    void failuresAreForgottenAfterTheirTtlSoAProviderRecovers() {
+        var clock = new AtomicLong();
+        try (var providers = providers(clock, provider("p", "failing", "cacheTTL: 1s"))) {
             providers.fetch("p", List.of("recover"));
             providers.fetch("p", List.of("recover"));
             assertThat(server.asked("recover"), is(1));
-            Thread.sleep(1200); // past min(cacheTTL, 10s)
+            assertThat(providers.fetch("p", List.of("recover-other")).get("recover-other").error(),
+                    equalTo("provider failing: the provider answered HTTP 500; retried after 1s"));
+            clock.addAndGet(Duration.ofMillis(999).toNanos());
+            providers.fetch("p", List.of("recover"));
+            assertThat(server.asked("recover"), is(1));
+            clock.addAndGet(Duration.ofMillis(1).toNanos()); // min(cacheTTL, 10s) has passed
             providers.fetch("p", List.of("recover"));
             assertThat(server.asked("recover"), is(2));
+            assertThat(server.asked("recover-other"), is(0));
+        }
+    }
+
+    /** Values and per-key errors hold for the cache TTL, by the provider's clock. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            ttl-value     | 1s  | 999    | 1
+            ttl-value-2   | 1s  | 1000   | 2
+            bad-ttl-error | 1s  | 999    | 1
+            bad-ttl-err-2 | 1s  | 1000   | 2
+            object-ttl    | 5m  | 299000 | 1
+            """)
+    void answersHoldForTheCacheTtl(String key, String ttl, long laterMillis, int asked) {
+        var clock = new AtomicLong();
+        try (var providers = providers(clock, provider("p", "good", "cacheTTL: " + ttl))) {
+            Answer first = providers.fetch("p", List.of(key)).get(key);
+            clock.addAndGet(Duration.ofMillis(laterMillis).toNanos());
+            Answer second = providers.fetch("p", List.of(key)).get(key);
+            assertThat(second.value(), equalTo(first.value()));
+            assertThat(second.error(), equalTo(first.error()));
+            assertThat(second.source(), equalTo(asked == 1 ? "cache" : server.url("good")));
+            assertThat(server.asked(key), is(asked));
         }
     }
 
@@ -233,16 +349,22 @@ class HttpsProvidersTest {
     void aRequestWaitsAtMostThreeSecondsInTotal() {
         try (var providers = providers(provider("slow1", "slow", "timeout: 2s"),
                 provider("slow2", "slow", "timeout: 2s"))) {
-            ExternalData request = providers.forRequest();
+            ExternalData request = providers.forRequest(true);
             long start = System.nanoTime();
             Answer first = request.fetch("slow1", List.of("budget-1")).get("budget-1");
             Answer second = request.fetch("slow2", List.of("budget-2")).get("budget-2");
             assertThat(Duration.ofNanos(System.nanoTime() - start), lessThan(Duration.ofSeconds(3).plus(MARGIN)));
             assertThat(first.error(), equalTo("no answer within 2s"));
             assertThat(second.error(), equalTo("no answer within the request's 3s budget for external data"));
+            // once the budget is spent, a key not asked yet fails at once: no call, no cache entry
+            Answer third = request.fetch("slow2", List.of("budget-3")).get("budget-3");
+            assertThat(third.error(), equalTo("no answer within the request's 3s budget for external data"));
+            assertThat(server.asked("budget-3"), is(0));
             assertThat(request.explained(), contains(
                     "external slow1 \"budget-1\": failed: no answer within 2s (" + server.url("slow") + ")",
                     "external slow2 \"budget-2\": failed: no answer within the request's 3s budget for external data ("
+                            + server.url("slow") + ")",
+                    "external slow2 \"budget-3\": failed: no answer within the request's 3s budget for external data ("
                             + server.url("slow") + ")"));
         }
     }
@@ -270,7 +392,7 @@ class HttpsProvidersTest {
                                                      boolean clusterWide, boolean served) {
         String key = "tenant-" + view + "-" + namespaces.replace("*", "all").replaceAll("\\W", "") + "-" + namespace;
         try (var providers = providers(provider("p", "good", "failurePolicy: Ignore, namespaces: " + namespaces))) {
-            ExternalData request = providers.forRequest();
+            ExternalData request = providers.forRequest(true);
             ExternalData data = view.equals("caller") ? providers.forCaller(namespace, clusterWide)
                     : request.forCaller(namespace, clusterWide);
             Answer answer = data.fetch("p", List.of(key)).get(key);
@@ -298,12 +420,146 @@ class HttpsProvidersTest {
     void aCallersViewSharesTheRequestsBudget() {
         try (var providers = providers(provider("slow1", "slow", "timeout: 2s, namespaces: [a]"),
                 provider("slow2", "slow", "timeout: 2s, namespaces: [a]"))) {
-            ExternalData request = providers.forRequest();
+            ExternalData request = providers.forRequest(true);
             Answer first = request.forCaller("a", false).fetch("slow1", List.of("shared-1")).get("shared-1");
             Answer second = request.forCaller("a", false).fetch("slow2", List.of("shared-2")).get("shared-2");
             assertThat(first.error(), equalTo("no answer within 2s"));
             assertThat(second.error(), equalTo("no answer within the request's 3s budget for external data"));
             assertThat(request.explained(), hasSize(2));
+        }
+    }
+
+    @Test
+    void aSpentBudgetStillAnswersFromTheCache() {
+        try (var providers = providers(provider("slow", "slow", "timeout: 3s"), provider("good", "good", ""))) {
+            providers.fetch("good", List.of("cached-before"));
+            ExternalData request = providers.forRequest();
+            request.fetch("slow", List.of("spends-it"));
+            Map<String, Answer> answers = request.fetch("good", List.of("cached-before", "not-cached"));
+            assertThat(answers.get("cached-before").source(), equalTo("cache"));
+            assertThat(answers.get("not-cached").error(),
+                    equalTo("no answer within the request's 3s budget for external data"));
+            assertThat(server.asked("not-cached"), is(0));
+            assertThat(providers.fetch("good", List.of("not-cached")).get("not-cached").source(),
+                    equalTo(server.url("good")));
+        }
+    }
+
+    /** Explanation lines are kept only by a view that asks for them. */
+    @ParameterizedTest
+    @CsvSource({"false, 0", "true, 2"})
+    void requestsExplainOnlyWhenAsked(boolean explain, int lines) {
+        try (var providers = providers(provider("p", "good", ""))) {
+            ExternalData request = providers.forRequest(explain);
+            request.fetch("p", List.of("explain-" + explain));
+            request.forCaller(null, true).fetch("p", List.of("explain-" + explain));
+            assertThat(request.explained(), hasSize(lines));
+            assertThat(providers.forRequest().explained(), hasSize(0));
+        }
+    }
+
+    /** A key another request is asking is a cache hit for the one that joins it, and explained as one. */
+    @Test
+    void joiningACallUnderWayIsExplainedAsCache() throws Exception {
+        try (var providers = providers(provider("p", "lagging", "timeout: 3s"));
+             var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            var first = CompletableFuture.supplyAsync(() -> providers.fetch("p", List.of("joined")), threads);
+            awaitAsked("joined");
+            ExternalData request = providers.forRequest(true);
+            Answer joined = request.fetch("p", List.of("joined")).get("joined");
+            assertThat(joined.value(), equalTo(Json.createValue("value-of-joined")));
+            assertThat(request.explained(), contains("external p \"joined\": \"value-of-joined\" (cache)"));
+            assertThat(first.get().get("joined").source(), equalTo(server.url("lagging")));
+            assertThat(server.asked("joined"), is(1));
+        }
+    }
+
+    /** A value past 64 KiB of JSON fails its key (the others keep theirs); objects come back whole from the cache. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            large-65534-fits   |
+            large-65535-over   | value larger than 65536 bytes
+            large-100000-over  | value larger than 65536 bytes
+            object-cached      |
+            """)
+    void valuesLargerThanTheCapFailTheirKey(String key, String error) {
+        try (var providers = providers(provider("p", "good", ""))) {
+            Map<String, Answer> answers = providers.fetch("p", List.of(key, "beside-" + key));
+            assertThat(answers.get(key).error(), equalTo(error));
+            assertThat(answers.get("beside-" + key).value(), equalTo(Json.createValue("value-of-beside-" + key)));
+            Answer again = providers.fetch("p", List.of(key)).get(key);
+            assertThat(again.source(), equalTo("cache"));
+            assertThat(again.value(), equalTo(answers.get(key).value()));
+            assertThat(again.error(), equalTo(error));
+        }
+    }
+
+    /** Past 8 MiB of cached answers the least recently used go, however many entries maxEntries allows. */
+    @Test
+    void theCacheIsBoundedInBytes() {
+        try (var providers = providers(provider("p", "good", "maxEntries: 100000"))) {
+            int perCall = 16; // 16 values of 60 000 characters fit in one 1 MiB answer
+            int calls = (int) (ProviderClient.MAX_CACHE_BYTES / (perCall * 60_000L)) + 2;
+            for (int call = 0; call < calls; call++) {
+                int c = call;
+                List<String> keys = IntStream.range(0, perCall).mapToObj(i -> "large-60000-w" + c + "-" + i).toList();
+                assertThat(providers.fetch("p", keys).values().stream().filter(Answer::failed).toList(), hasSize(0));
+            }
+            String eldest = "large-60000-w0-0";
+            String newest = "large-60000-w" + (calls - 1) + "-0";
+            providers.fetch("p", List.of(newest, eldest));
+            assertThat(server.asked(newest), is(1));
+            assertThat(server.asked(eldest), is(2));
+        }
+    }
+
+    @Test
+    void oneFetchAsksAtMostAThousandKeys() {
+        try (var providers = providers(provider("p", "good", ""))) {
+            List<String> keys = IntStream.range(0, ProviderClient.MAX_KEYS_PER_FETCH + 2).mapToObj(i -> "many-" + i)
+                    .toList();
+            Map<String, Answer> answers = providers.fetch("p", keys);
+            assertThat(answers.values().stream().filter(Answer::failed).toList(), hasSize(2));
+            assertThat(answers.get("many-1000").error(), equalTo("more than 1000 keys in one fetch"));
+            assertThat(answers.get("many-999").value(), equalTo(Json.createValue("value-of-many-999")));
+            assertThat(server.asked("many-1001"), is(0));
+        }
+    }
+
+    /** The provider's certificate must name the host of its URL: a trusted certificate for another name is refused. */
+    @Test
+    void theProvidersHostNameIsVerified() throws Exception {
+        Path otherDir = dir.resolve("other-host");
+        try (var other = new TestProvider(otherDir, io.remold.server.TestCertificates.serverContext(otherDir,
+                "other.example"))) {
+            String yaml = "{apiVersion: remold.io/v1beta1, kind: Provider, metadata: {name: o}, spec: {url: '"
+                    + other.url("good") + "', caBundle: " + other.caBundle + "}}";
+            Provider misnamed = Provider.fromJson((JsonObject) YamlJson.parse(yaml, "test").getFirst(), "o");
+            try (var providers = providers(misnamed)) {
+                Answer answer = providers.fetch("o", List.of("host")).get("host");
+                assertThat(answer.error(), startsWith("TLS with " + other.url("good") + " failed: "));
+                assertThat(answer.error(), containsString("localhost"));
+                assertThat(other.asked("host"), is(0));
+            }
+        }
+    }
+
+    /** Of two Providers with one name the later is used; one whose client cannot be built fails its keys alone. */
+    @Test
+    void duplicateAndUnusableProvidersDoNotBreakTheOthers() {
+        Provider good = provider("p", "good", "");
+        Provider broken = new Provider("broken", good.url(), good.caCertificates(), Duration.ZERO, good.cacheTTL(),
+                good.maxEntries(), Provider.FailurePolicy.Ignore, List.of());
+        try (var providers = providers(provider("p", "failing", ""), good, broken)) {
+            assertThat(providers.fetch("p", List.of("dup")).get("dup").value(), equalTo(
+                    Json.createValue("value-of-dup")));
+            Answer answer = providers.fetch("broken", List.of("b")).get("b");
+            assertThat(answer.error(), startsWith("Provider broken cannot be used: "));
+            assertThat(answer.failOpen(), is(true));
+            providers.use(List.of(good, broken)); // and use() goes on working
+            providers.use(List.of(good));
+            assertThat(providers.fetch("broken", List.of("b")).get("b").error(),
+                    equalTo("no Provider named \"broken\""));
         }
     }
 

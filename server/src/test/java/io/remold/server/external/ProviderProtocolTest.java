@@ -31,7 +31,8 @@ class ProviderProtocolTest {
 
     @Test
     void itemsGiveValuesOfAnyJsonOrErrors() throws Exception {
-        var items = ProviderProtocol.response(bytes("{\"response\":{\"items\":[{\"key\":\"a\",\"value\":{\"x\":[1]}},"
+        var items = ProviderProtocol.response(bytes("{\"response\":{\"idempotent\":true,"
+                + "\"items\":[{\"key\":\"a\",\"value\":{\"x\":[1]}},"
                 + "{\"key\":\"b\",\"error\":\"unknown b\"},{\"key\":\"c\"},{\"key\":\"d\",\"value\":1,\"error\":\"\"}],"
                 + "\"systemError\":\"\"}}"));
         assertThat(items.get("a").value(), equalTo(Json.createObjectBuilder().add("x", Json.createArrayBuilder()
@@ -45,7 +46,8 @@ class ProviderProtocolTest {
     @Test
     void longErrorsAreShortened() throws Exception {
         String error = "e".repeat(10_000);
-        var items = ProviderProtocol.response(bytes("{\"response\":{\"items\":[{\"key\":\"a\",\"error\":\"" + error
+        var items = ProviderProtocol.response(bytes("{\"response\":{\"idempotent\":true,"
+                + "\"items\":[{\"key\":\"a\",\"error\":\"" + error
                 + "\"}]}}"));
         assertThat(items.get("a").error().length(), is(ProviderProtocol.MAX_ERROR_CHARS + 3));
         var refused = assertThrows(ProviderProtocol.Refused.class, () -> ProviderProtocol.response(bytes(
@@ -56,12 +58,15 @@ class ProviderProtocolTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
-            not json                                   | malformed answer:
-            []                                         | malformed answer: expected a ProviderResponse
-            {"response": 1}                            | malformed answer: expected a ProviderResponse
-            {"response": {"items": {}}}                | malformed answer: response.items is not a list
-            {"response": {"items": [{"value": 1}]}}    | malformed answer: response.items[0] has no string key
-            {"response": {"systemError": "down"}}      | provider's system error: down
+            not json                                                    | malformed answer:
+            []                                                          | malformed answer: expected a ProviderResponse
+            {"response": 1}                                             | malformed answer: expected a ProviderResponse
+            {"response": {"idempotent": true, "items": {}}}             | malformed answer: response.items is not a list
+            {"response": {"idempotent": true, "items": [{"value": 1}]}} | malformed answer: response.items[0] has no
+            {"response": {"systemError": "down"}}                       | provider's system error: down
+            {"response": {"idempotent": false, "items": []}}            | the provider says its answers are not
+            {"response": {"items": [{"key": "a", "value": 1}]}}         | the provider says its answers are not
+            {"response": {"idempotent": "true", "items": []}}           | the provider says its answers are not
             """)
     void unusableAnswersFailTheWholeCall(String body, String why) {
         var refused = assertThrows(ProviderProtocol.Refused.class, () -> ProviderProtocol.response(bytes(body)));

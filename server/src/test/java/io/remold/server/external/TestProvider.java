@@ -8,6 +8,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -26,10 +27,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An HTTPS external data provider on a loopback port, behaving as its path says: {@code /good} answers
- * {@code "value-of-KEY"} (a key starting with {@code bad} gets a per-key error), {@code /lagging} the same after
- * 300 ms, {@code /slow} sleeps 30 s, {@code /failing} answers 500, {@code /huge} streams 50 MiB,
- * {@code /malformed} answers broken JSON, {@code /systemError} a system error, {@code /missing} no items. It counts
- * the POSTs and how often each key was asked.
+ * {@code "value-of-KEY"} (a key starting with {@code bad} gets a per-key error, {@code large-N-...} a string of N
+ * characters, {@code object-...} an object), {@code /lagging} the same after 300 ms, {@code /slow} sleeps 30 s,
+ * {@code /trickle} sends its headers at once and then a byte every 100 ms, {@code /failing} answers 500,
+ * {@code /huge} streams 50 MiB, {@code /malformed} answers broken JSON, {@code /systemError} a system error,
+ * {@code /notIdempotent} says its answers are not idempotent, {@code /missing} no item for keys starting with
+ * {@code absent}, {@code /flaky} fails as {@code /failing} while {@link #flakyFails}, else as {@code /good}. It
+ * counts the POSTs and how often each key was asked (before it answers).
  */
 public final class TestProvider implements AutoCloseable {
     private final HttpsServer server;
@@ -38,10 +42,16 @@ public final class TestProvider implements AutoCloseable {
     public final String caBundle;
     final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
     final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    volatile boolean flakyFails;
 
     public TestProvider(Path dir) throws IOException {
+        this(dir, TestCertificates.serverContext(dir));
+    }
+
+    /** A provider serving {@code tls}, whose certificate (to trust) is {@code dir/ca.crt}. */
+    TestProvider(Path dir, SSLContext tls) throws IOException {
         server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.setHttpsConfigurator(new HttpsConfigurator(TestCertificates.serverContext(dir)));
+        server.setHttpsConfigurator(new HttpsConfigurator(tls));
         server.setExecutor(executor);
         server.createContext("/", this::handle);
         server.start();
@@ -66,33 +76,54 @@ public final class TestProvider implements AutoCloseable {
             keys.forEach(k -> asked.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet());
             String mode = exchange.getRequestURI().getPath().substring(1);
             switch (mode) {
-                case "good" -> send(exchange, 200, answer(keys, ""));
+                case "good" -> send(exchange, 200, answer(keys, "", true));
                 case "lagging" -> {
                     sleep(300);
-                    send(exchange, 200, answer(keys, ""));
+                    send(exchange, 200, answer(keys, "", true));
                 }
                 case "slow" -> {
                     sleep(30_000);
-                    send(exchange, 200, answer(keys, ""));
+                    send(exchange, 200, answer(keys, "", true));
                 }
+                case "trickle" -> trickle(exchange);
                 case "failing" -> send(exchange, 500, "{\"message\":\"boom\"}");
+                case "flaky" -> {
+                    if (flakyFails) {
+                        send(exchange, 500, "{\"message\":\"boom\"}");
+                    } else {
+                        send(exchange, 200, answer(keys, "", true));
+                    }
+                }
                 case "huge" -> streamHuge(exchange);
                 case "malformed" -> send(exchange, 200, "{\"response\": {\"items\": [");
-                case "systemError" -> send(exchange, 200, answer(keys, "database is down"));
-                case "missing" -> send(exchange, 200, answer(List.of(), ""));
+                case "systemError" -> send(exchange, 200, answer(keys, "database is down", true));
+                case "notIdempotent" -> send(exchange, 200, answer(keys, "", false));
+                case "missing" -> send(exchange, 200, answer(keys.stream().filter(k -> !k.startsWith("absent"))
+                        .toList(), "", true));
                 default -> send(exchange, 404, "no such mode");
             }
         }
     }
 
-    private static String answer(List<String> keys, String systemError) {
+    private static String answer(List<String> keys, String systemError, boolean idempotent) {
         var items = Json.createArrayBuilder();
         for (String key : keys) {
-            items.add(key.startsWith("bad") ? Json.createObjectBuilder().add("key", key).add("error", "unknown " + key)
-                    : Json.createObjectBuilder().add("key", key).add("value", "value-of-" + key));
+            var item = Json.createObjectBuilder().add("key", key);
+            if (key.startsWith("bad")) {
+                item.add("error", "unknown " + key);
+            } else if (key.startsWith("large-")) {
+                item.add("value", "x".repeat(Integer.parseInt(key.split("-")[1])));
+            } else if (key.startsWith("object-")) {
+                item.add("value", Json.createObjectBuilder().add("key", key).add("list", Json.createArrayBuilder()
+                        .add(1).add(2)));
+            } else {
+                item.add("value", "value-of-" + key);
+            }
+            items.add(item);
         }
         return Json.createObjectBuilder().add("apiVersion", "externaldata.gatekeeper.sh/v1beta1")
-                .add("kind", "ProviderResponse").add("response", Json.createObjectBuilder().add("idempotent", true)
+                .add("kind", "ProviderResponse").add("response", Json.createObjectBuilder()
+                        .add("idempotent", idempotent)
                         .add("items", items).add("systemError", systemError)).build().toString();
     }
 
@@ -115,6 +146,21 @@ public final class TestProvider implements AutoCloseable {
                 out.write(chunk);
             }
         } catch (IOException e) {
+            // the client stopped reading: what it should do
+        }
+    }
+
+    /** Headers at once, then a blank (valid JSON space) every 100 ms for 30 s, until the client hangs up. */
+    private static void trickle(HttpExchange exchange) throws IOException {
+        exchange.sendResponseHeaders(200, 0);
+        OutputStream out = exchange.getResponseBody();
+        try {
+            for (int i = 0; i < 300; i++) {
+                out.write(' ');
+                out.flush();
+                sleep(100);
+            }
+        } catch (IOException | UncheckedIOException e) {
             // the client stopped reading: what it should do
         }
     }
