@@ -9,13 +9,16 @@ import jakarta.json.JsonString;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +95,8 @@ public final class LoopbackProvider implements AutoCloseable {
 
     /**
      * The Provider manifest {@value #NAME} at {@code url}, trusting {@code caBundle}: timeout 1 s, failure policy
-     * Ignore (rules go on without the value), answers cached for {@code cacheTTL}.
+     * Ignore (rules go on without the value), answers cached for {@code cacheTTL}, serving the rules of the
+     * benchmark namespace ({@link RuleMix#TARGET_NAMESPACE}).
      */
     public static String manifest(String url, String caBundle, String cacheTTL) {
         return """
@@ -106,7 +110,8 @@ public final class LoopbackProvider implements AutoCloseable {
               timeout: 1s
               cacheTTL: %s
               failurePolicy: Ignore
-            """.formatted(NAME, url, caBundle, cacheTTL);
+              namespaces: [%s]
+            """.formatted(NAME, url, caBundle, cacheTTL, RuleMix.TARGET_NAMESPACE);
     }
 
     @Override
@@ -153,13 +158,13 @@ public final class LoopbackProvider implements AutoCloseable {
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(factory.getKeyManagers(), null, null);
             return context;
-        } catch (java.security.GeneralSecurityException e) {
+        } catch (GeneralSecurityException e) {
             throw new IOException("cannot load the provider's key store " + store + ": " + e.getMessage(), e);
         }
     }
 
     private static void keytool(String... args) throws IOException, InterruptedException {
-        var command = new java.util.ArrayList<String>();
+        var command = new ArrayList<String>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -178,7 +183,7 @@ public final class LoopbackProvider implements AutoCloseable {
         Path dir = Path.of(args[0]);
         LoopbackProvider provider = new LoopbackProvider(dir, true);
         int closedPort;
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
         // Failures are cached for min(cacheTTL, 10 s): a TTL above 10 s shows the failure cache's own period.

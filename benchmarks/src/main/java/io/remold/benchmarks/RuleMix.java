@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A realistic mix of ModRules for benchmarks, as YAML documents.
@@ -60,9 +61,7 @@ public final class RuleMix {
      * {@code team-<team label>} in {@link #TARGET_NAMESPACE}) instead of from the Deployment's label.
      */
     public static String referencingYaml(int count) {
-        List<String> rules = rules(count);
-        String matching = rules.getFirst();
-        String referencing = matching
+        return withMatchingRule(count, "References.team", matching -> matching
             .replace("  type: Patch\n", """
                   type: Patch
                   references:
@@ -72,22 +71,43 @@ public final class RuleMix {
                       objectName: 'team-{{Target.metadata.labels.team}}'
                       onMissing: skip
                 """)
-            .replace("'{{Target.metadata.labels.team}}'\n", "'{{References.team.data.owner}}'\n");
-        if (referencing.equals(matching) || !referencing.contains("References.team")) {
-            throw new IllegalStateException("the matching rule changed: cannot make it reference its team");
+            .replace("'{{Target.metadata.labels.team}}'\n", "'{{References.team.data.owner}}'\n"));
+    }
+
+    /**
+     * {@link #yaml(int)} with the matching rule asking the external data provider {@value LoopbackProvider#NAME} for
+     * the mirror of each {@code docker.io} image instead of rewriting it with {@code regexReplaceAll}; when the
+     * provider fails (failure policy Ignore) the image stays as it is.
+     */
+    public static String externalYaml(int count) {
+        return withMatchingRule(count, "external", matching -> matching.replace(
+            "'{{SelectedItem | regexReplaceAll \"^docker[.]io/(.*)$\" \"mirror.example.com/$1\"}}'",
+            "'{{ external \"" + LoopbackProvider.NAME + "\" SelectedItem | default SelectedItem }}'"));
+    }
+
+    private static String withMatchingRule(int count, String mark, UnaryOperator<String> change) {
+        List<String> rules = rules(count);
+        String matching = rules.getFirst();
+        String changed = change.apply(matching);
+        if (changed.equals(matching) || !changed.contains(mark)) {
+            throw new IllegalStateException("the matching rule changed: cannot make it use " + mark);
         }
-        rules.set(0, referencing);
+        rules.set(0, changed);
         return String.join("---\n", rules);
     }
 
-    /** Writes {@code rules.yaml} with {@code count} rules into {@code dir}; used by the server load scripts. */
+    /**
+     * Writes {@code rules.yaml} with {@code count} rules into {@code dir}, the {@link #externalYaml} variant with a
+     * third argument {@code external}; used by the server load scripts.
+     */
     public static void main(String[] args) throws IOException {
-        if (args.length != 2) {
-            System.err.println("usage: RuleMix COUNT DIR");
+        if (args.length < 2 || args.length > 3 || args.length == 3 && !args[2].equals("external")) {
+            System.err.println("usage: RuleMix COUNT DIR [external]");
             System.exit(2);
         }
         Path dir = Files.createDirectories(Path.of(args[1]));
-        Files.writeString(dir.resolve("rules.yaml"), yaml(Integer.parseInt(args[0])));
+        int count = Integer.parseInt(args[0]);
+        Files.writeString(dir.resolve("rules.yaml"), args.length == 3 ? externalYaml(count) : yaml(count));
     }
 
     private static String matchingRule() {

@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * External data from the Providers in force, over HTTPS with Gatekeeper's ProviderRequest protocol.
  *
  * <p>{@link #use} replaces the Providers in force at once; a Provider whose spec did not change keeps its client and
- * cache. Each key is asked at most once per cache TTL (transport failures: per {@code min(TTL, 10s)}, during which
- * the Provider's breaker fails new keys at once), concurrent fetches of a key share one call, and missing keys go in
+ * cache. Each key is asked at most once per cache TTL (transport failures: per {@code min(TTL, 10s)}; after 5 failed
+ * calls in a row the Provider's breaker fails new keys at once for as long), concurrent fetches of a key share one call, and missing keys go in
  * batched POSTs of at most 100 keys, at most 8 under way per Provider. Calls run on virtual threads; a fetch waits
  * on the caller's thread at most the provider's timeout (a {@link #forRequest()} view: at most what is left of its
  * 3 s), so a slow provider holds only the requests that ask it, never a shared pool.
@@ -46,6 +46,8 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     private final LongSupplier clock;
     private final ReentrantLock changes = new ReentrantLock();
     private volatile InForce inForce = new InForce(Map.of(), Map.of());
+    /** Set by {@link #close}: {@link #use} builds no more clients (the rule store may still call it). */
+    private boolean closed;
     private final Map<String, ProviderCounters> counters = new ConcurrentHashMap<>();
 
     public HttpsProviders() {
@@ -60,7 +62,8 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
 
     /**
      * Makes {@code providers} the ones in force (by name; of two with one name the later wins, with a warning). A
-     * Provider whose client cannot be built is in force all the same: its keys fail with the reason.
+     * Provider whose client cannot be built is in force all the same: its keys fail with the reason. After
+     * {@link #close} it does nothing.
      */
     public void use(Collection<Provider> providers) {
         var byName = new LinkedHashMap<String, Provider>();
@@ -72,6 +75,9 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         }
         changes.lock();
         try {
+            if (closed) {
+                return;
+            }
             InForce previous = inForce;
             var clients = new HashMap<String, ProviderClient>();
             var unusable = new HashMap<String, Unusable>();
@@ -207,6 +213,12 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
                 .append(value.applyAsLong(c)).append('\n'));
     }
 
+    /** Whether a call of {@code provider} for {@code key} is awaited (for tests). */
+    boolean pending(String provider, String key) {
+        ProviderClient client = inForce.clients().get(provider);
+        return client != null && client.pending(key);
+    }
+
     /** Timeout tasks still scheduled: none once every call has ended (for tests). */
     int timeoutsScheduled() {
         return timeouts.getQueue().size();
@@ -217,6 +229,7 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     public void close() {
         changes.lock();
         try {
+            closed = true;
             inForce.clients().values().forEach(ProviderClient::shutdownNow);
             inForce = new InForce(Map.of(), Map.of());
             executor.shutdownNow();

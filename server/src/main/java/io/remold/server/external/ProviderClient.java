@@ -64,7 +64,8 @@ final class ProviderClient {
      * Most a Provider's cache may hold (serialized values and errors, keys, {@link #ENTRY_OVERHEAD_BYTES} each),
      * whatever {@code maxEntries} allows (100 000 entries of 64 KiB would be 6 GiB): 8 MiB keeps even a dozen
      * Providers well inside the server's heap. Objects and arrays are kept serialized and parsed again on a hit, so
-     * the weight is what they take.
+     * the weight is what they take: a text is weighed as the JVM stores it, a byte per character when it is all
+     * Latin-1, else two ({@link #heapBytes}).
      */
     static final long MAX_CACHE_BYTES = 8L << 20;
     /** What an entry costs besides its texts: the map node, the slot, the strings' headers (an estimate). */
@@ -79,6 +80,20 @@ final class ProviderClient {
      * recovers, that soon.
      */
     static final Duration MAX_FAILURE_TTL = Duration.ofSeconds(10);
+    /**
+     * Failed calls in a row that open the breaker; any answered call resets the count. Not one: a caller (any tenant
+     * the Provider serves) can make a single call fail on purpose, with a key that makes the provider slow, fail or
+     * answer too much, and one such call must not refuse every other caller's keys for up to 10 s. Five in a row
+     * means the provider itself is failing, not one caller's keys.
+     */
+    static final int FAILURES_TO_OPEN = 5;
+    /** What the breaker's refusal says: never a call's own failure, which may echo another caller's keys. */
+    private static final String BREAKER_FAILING = "provider failing: " + FAILURES_TO_OPEN + " calls in a row failed";
+    /**
+     * What a call that got no turn answers the waiters that joined it: they try again, within their own deadline
+     * (compared by identity; never returned from {@link #fetch}).
+     */
+    private static final Answer NO_TURN = Answer.failed("no turn", false, "none");
 
     /** One key's answer, pending while its call runs; every field is guarded by the client's lock. */
     private static final class Slot {
@@ -93,8 +108,8 @@ final class ProviderClient {
         long weight;
     }
 
-    /** What a settled call stores for one key ({@code chars}: the length of its texts), and answers its waiters. */
-    private record Stored(JsonValue value, String json, String error, int chars, long ttlNanos, Answer answer) {
+    /** What a settled call stores for one key ({@code bytes}: its texts' {@link #heapBytes}), and answers its waiters. */
+    private record Stored(JsonValue value, String json, String error, long bytes, long ttlNanos, Answer answer) {
     }
 
     /** A cached answer as read under the lock; an object or array is parsed after. */
@@ -114,8 +129,9 @@ final class ProviderClient {
     private final ReentrantLock lock = new ReentrantLock();
     private final LinkedHashMap<String, Slot> slots = new LinkedHashMap<>(16, 0.75f, true);
     private long cachedBytes;
-    /** The circuit breaker: the last transport failure while open (null: closed), when to try again, a probe out. */
-    private String failing;
+    /** The circuit breaker: failed calls in a row, whether open, when to try again, whether its probe is out. */
+    private int failuresInARow;
+    private boolean open;
     private long retryAt;
     private boolean probing;
 
@@ -137,8 +153,9 @@ final class ProviderClient {
     /**
      * One answer per distinct key, in their order. Keys neither cached nor pending are asked in batched POSTs, unless
      * {@code deadline} ({@link System#nanoTime}) has passed (they fail with {@code late}) or the breaker is open
-     * (they fail with its error); then waits until {@code deadline} for those not answered yet, which fail with
-     * {@code late}.
+     * (they fail with its refusal); then waits until {@code deadline} for those not answered yet, which fail with
+     * {@code late}. The breaker's probe is one batch: the fetch that gets it asks its first {@link #MAX_KEYS_PER_CALL}
+     * keys, the others fail as refused while it is under way.
      */
     Map<String, Answer> fetch(Collection<String> keys, long deadline, String late) {
         var answers = new LinkedHashMap<String, Answer>();
@@ -150,6 +167,7 @@ final class ProviderClient {
         boolean spent = deadline - System.nanoTime() <= 0;
         Boolean mayCall = null; // decided once per fetch, on its first key to ask: it may be the breaker's probe
         String refusal = null;
+        boolean probe = false;
         int distinct = 0;
         lock.lock();
         try {
@@ -182,8 +200,13 @@ final class ProviderClient {
                     continue;
                 }
                 if (mayCall == null) {
+                    probe = !spent && open;
                     refusal = spent ? late : breakerRefusal(now);
                     mayCall = refusal == null;
+                }
+                if (mayCall && probe && ask.size() == MAX_KEYS_PER_CALL) {
+                    mayCall = false; // the probe is one batch
+                    refusal = breakerRefusal(now);
                 }
                 if (!mayCall) {
                     answers.put(key, failed(refusal)); // neither asked nor cached
@@ -199,22 +222,34 @@ final class ProviderClient {
         } finally {
             lock.unlock();
         }
-        return finish(keys, answers, hits, waiting, joined, ask, asked, deadline, late);
+        return finish(keys, answers, hits, waiting, joined, ask, asked, deadline, late, probe);
     }
 
     private Map<String, Answer> finish(Collection<String> keys, Map<String, Answer> answers,
                                        Map<String, Hit> hits, Map<String, CompletableFuture<Answer>> waiting,
                                        Set<String> joined, List<String> ask, List<Slot> asked, long deadline,
-                                       String late) {
+                                       String late, boolean probe) {
         for (int from = 0; from < ask.size(); from += MAX_KEYS_PER_CALL) {
             int to = Math.min(ask.size(), from + MAX_KEYS_PER_CALL);
-            call(List.copyOf(ask.subList(from, to)), List.copyOf(asked.subList(from, to)), deadline);
+            try {
+                call(List.copyOf(ask.subList(from, to)), List.copyOf(asked.subList(from, to)), deadline, probe);
+            } catch (Error e) { // the batches not sent yet must not stay pending
+                forget(List.copyOf(ask.subList(to, ask.size())), List.copyOf(asked.subList(to, ask.size())),
+                        failed("call to " + source + " failed: " + e), false);
+                throw e;
+            }
         }
         hits.forEach((key, hit) -> answers.put(key, new Answer(hit.json() != null ? parse(hit.json()) : hit.value(),
                 hit.error(), failOpen, "cache")));
         for (Map.Entry<String, CompletableFuture<Answer>> entry : waiting.entrySet()) {
+            String key = entry.getKey();
             Answer answer = await(entry.getValue(), deadline, late);
-            answers.put(entry.getKey(), joined.contains(entry.getKey()) // another request's call: counted a hit
+            if (answer == NO_TURN) { // our own call got no turn; a call we joined did not, so we try again
+                answers.put(key, joined.contains(key) ? fetch(List.of(key), deadline, late).get(key)
+                        : failed("provider busy: " + MAX_CALLS_IN_FLIGHT + " calls under way"));
+                continue;
+            }
+            answers.put(key, joined.contains(key) // another request's call: counted a hit
                     ? new Answer(answer.value(), answer.error(), answer.failOpen(), "cache") : answer);
         }
         var ordered = new LinkedHashMap<String, Answer>();
@@ -224,9 +259,12 @@ final class ProviderClient {
         return ordered;
     }
 
-    /** Null when a call may go (closed, or this is the probe of an open breaker); else why keys fail at once. */
+    /**
+     * Null when a call may go (closed, or this is the probe of an open breaker); else why keys fail at once, in words
+     * of its own: the failures' texts are other callers' (see {@link #FAILURES_TO_OPEN}).
+     */
     private String breakerRefusal(long now) {
-        if (failing == null) {
+        if (!open) {
             return null;
         }
         if (!probing && now - retryAt >= 0) {
@@ -235,7 +273,7 @@ final class ProviderClient {
         }
         String when = probing ? "when the call under way answers"
                 : "after " + Provider.format(Duration.ofSeconds((retryAt - now + 999_999_999L) / 1_000_000_000L));
-        return "provider failing: " + failing + "; retried " + when;
+        return BREAKER_FAILING + "; retried " + when;
     }
 
     private Answer failed(String error) {
@@ -262,10 +300,11 @@ final class ProviderClient {
     }
 
     /**
-     * POSTs one batch once a call is free (before {@code deadline}; else its keys fail, not cached); its slots are
-     * settled when the answer comes, or fail when the timeout cancels the exchange.
+     * POSTs one batch ({@code probe}: the breaker's) once a call is free (before {@code deadline}; else its keys fail,
+     * not cached, and whoever joined them tries again); its slots are settled when the answer comes, or fail when the
+     * timeout cancels the exchange.
      */
-    private void call(List<String> keys, List<Slot> batch, long deadline) {
+    private void call(List<String> keys, List<Slot> batch, long deadline, boolean probe) {
         boolean turn;
         try {
             turn = inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -274,45 +313,58 @@ final class ProviderClient {
             turn = false;
         }
         if (!turn) {
-            forget(keys, batch, failed("provider busy: " + MAX_CALLS_IN_FLIGHT + " calls under way"));
+            forget(keys, batch, NO_TURN, probe);
             return;
         }
-        counters.calls.increment();
-        CompletableFuture<HttpResponse<byte[]>> sent;
         try {
-            HttpRequest request = HttpRequest.newBuilder(provider.url()).timeout(provider.timeout())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(ProviderProtocol.request(keys))).build();
-            sent = client.sendAsync(request, CappedBody.handler(MAX_BODY_BYTES));
-        } catch (RuntimeException e) { // e.g. the client was shut down by a Provider change meanwhile
-            sent = CompletableFuture.failedFuture(e);
-        }
-        // The request's own timeout ends at the response headers; this bounds the body too (cancel aborts it).
-        CompletableFuture<HttpResponse<byte[]>> exchange = sent;
-        ScheduledFuture<?> timeout;
-        try {
-            timeout = timeouts.schedule(() -> exchange.cancel(true), provider.timeout().toNanos(),
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) { // shut down: the server is closing
-            exchange.cancel(true);
-            timeout = null;
-        }
-        ScheduledFuture<?> timer = timeout;
-        exchange.whenComplete((response, error) -> {
-            if (timer != null) {
-                timer.cancel(false); // the exchange is done: the scheduler lets go of it now, not at the timeout
+            counters.calls.increment();
+            CompletableFuture<HttpResponse<byte[]>> sent;
+            try {
+                HttpRequest request = HttpRequest.newBuilder(provider.url()).timeout(provider.timeout())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(ProviderProtocol.request(keys))).build();
+                sent = client.sendAsync(request, CappedBody.handler(MAX_BODY_BYTES));
+            } catch (RuntimeException e) { // e.g. the client was shut down by a Provider change meanwhile
+                sent = CompletableFuture.failedFuture(e);
             }
+            // The request's own timeout ends at the response headers; this bounds the body too (cancel aborts it).
+            CompletableFuture<HttpResponse<byte[]>> exchange = sent;
+            ScheduledFuture<?> timeout;
+            try {
+                timeout = timeouts.schedule(() -> exchange.cancel(true), provider.timeout().toNanos(),
+                        TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) { // shut down: the server is closing
+                exchange.cancel(true);
+                timeout = null;
+            }
+            ScheduledFuture<?> timer = timeout;
+            exchange.whenComplete((response, error) -> {
+                if (timer != null) {
+                    timer.cancel(false); // the exchange is done: the scheduler lets go of it now, not at the timeout
+                }
+                inFlight.release();
+                settle(keys, batch, response, error, probe);
+            });
+        } catch (Throwable e) { // e.g. out of memory before the exchange took the turn over: give it back
             inFlight.release();
-            settle(keys, batch, response, error);
-        });
+            forget(keys, batch, failed("call to " + source + " failed: " + e), probe);
+            if (e instanceof Error error) {
+                throw error;
+            }
+        }
     }
 
-    /** Fails a batch that was never sent: its waiters get {@code answer}, and nothing is cached. */
-    private void forget(List<String> keys, List<Slot> batch, Answer answer) {
+    /**
+     * Fails a batch that was never sent: its waiters get {@code answer}, and nothing is cached. Had it been the
+     * breaker's probe ({@code probe}), the next call is.
+     */
+    private void forget(List<String> keys, List<Slot> batch, Answer answer, boolean probe) {
         var waiters = new ArrayList<CompletableFuture<Answer>>();
         lock.lock();
         try {
-            probing = false; // had this been the probe, the next call is
+            if (probe) {
+                probing = false;
+            }
             for (int i = 0; i < keys.size(); i++) {
                 Slot slot = batch.get(i);
                 if (slots.get(keys.get(i)) == slot) {
@@ -326,9 +378,11 @@ final class ProviderClient {
         waiters.forEach(waiter -> waiter.complete(answer));
     }
 
-    private void settle(List<String> keys, List<Slot> batch, HttpResponse<byte[]> response, Throwable error) {
+    private void settle(List<String> keys, List<Slot> batch, HttpResponse<byte[]> response, Throwable error,
+                        boolean probe) {
         String failure = null;
         List<Stored> stored;
+        Error fatal = null;
         try {
             Map<String, ProviderProtocol.Item> items = Map.of();
             if (error != null) {
@@ -343,9 +397,10 @@ final class ProviderClient {
                 }
             }
             stored = stored(keys, items, failure);
-        } catch (RuntimeException e) { // a slot left pending would never be asked again
+        } catch (Throwable e) { // a slot left pending would never be asked again; an Error goes on after
             failure = "reading the answer failed: " + e;
             stored = stored(keys, Map.of(), failure);
+            fatal = e instanceof Error err ? err : null;
         }
         var waiters = new ArrayList<CompletableFuture<Answer>>();
         lock.lock();
@@ -353,12 +408,17 @@ final class ProviderClient {
             long now = clock.getAsLong();
             if (failure != null) {
                 counters.failures.increment();
-                failing = failure;
-                retryAt = now + failureTtlNanos;
+                if (++failuresInARow >= FAILURES_TO_OPEN) { // a failed probe keeps it open, for as long again
+                    open = true;
+                    retryAt = now + failureTtlNanos;
+                }
             } else {
-                failing = null;
+                failuresInARow = 0;
+                open = false;
             }
-            probing = false;
+            if (probe) {
+                probing = false;
+            }
             for (int i = 0; i < keys.size(); i++) {
                 Slot slot = batch.get(i);
                 Stored s = stored.get(i);
@@ -370,7 +430,7 @@ final class ProviderClient {
                 waiters.add(slot.pending);
                 slot.pending = null;
                 if (slots.get(keys.get(i)) == slot) { // not dropped meanwhile
-                    slot.weight = ENTRY_OVERHEAD_BYTES + keys.get(i).length() + s.chars();
+                    slot.weight = ENTRY_OVERHEAD_BYTES + heapBytes(keys.get(i)) + s.bytes();
                     cachedBytes += slot.weight;
                 }
             }
@@ -381,6 +441,19 @@ final class ProviderClient {
         for (int i = 0; i < waiters.size(); i++) {
             waiters.get(i).complete(stored.get(i).answer());
         }
+        if (fatal != null) {
+            throw fatal;
+        }
+    }
+
+    /** What {@code text} takes in the heap: a byte per character when all are Latin-1 (compact strings), else two. */
+    static long heapBytes(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) > 0xFF) {
+                return 2L * text.length();
+            }
+        }
+        return text.length();
     }
 
     /** What each key of a call keeps and answers: the call's failure, the key's error or its value. */
@@ -394,19 +467,20 @@ final class ProviderClient {
                     : item.error();
             if (error != null) { // a missing item is the provider's fault, remembered as briefly as a failure
                 long keep = failure != null || item == null ? failureTtlNanos : ttl;
-                out.add(new Stored(null, null, error, error.length(), keep, failed(error)));
+                out.add(new Stored(null, null, error, heapBytes(error), keep, failed(error)));
                 continue;
             }
             JsonValue value = item.value();
             String json = value.toString();
             if (json.length() > MAX_VALUE_BYTES / 4 && json.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
                 String tooLarge = "value larger than " + MAX_VALUE_BYTES + " bytes";
-                out.add(new Stored(null, null, tooLarge, tooLarge.length(), ttl, failed(tooLarge)));
+                out.add(new Stored(null, null, tooLarge, heapBytes(tooLarge), ttl, failed(tooLarge)));
                 continue;
             }
             Answer answer = new Answer(value, null, failOpen, source);
-            out.add(value instanceof JsonStructure ? new Stored(null, json, null, json.length(), ttl, answer)
-                    : new Stored(value, null, null, json.length(), ttl, answer));
+            long bytes = heapBytes(json);
+            out.add(value instanceof JsonStructure ? new Stored(null, json, null, bytes, ttl, answer)
+                    : new Stored(value, null, null, bytes, ttl, answer));
         }
         return out;
     }
@@ -425,6 +499,17 @@ final class ProviderClient {
             Slot slot = eldest.next();
             eldest.remove(); // a pending slot dropped here still answers whoever waits for it
             cachedBytes -= slot.weight;
+        }
+    }
+
+    /** Whether a call for {@code key} is awaited (for tests). */
+    boolean pending(String key) {
+        lock.lock();
+        try {
+            Slot slot = slots.get(key);
+            return slot != null && !slot.settled;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -36,8 +36,12 @@ import static org.hamcrest.Matchers.startsWith;
 
 /** The HTTPS runtime of external data against a real HTTPS provider in each of its modes. */
 class HttpsProvidersTest {
-    /** What a fault may take beyond the provider's timeout: scheduling, not waiting. */
-    private static final Duration MARGIN = Duration.ofSeconds(2);
+    /**
+     * What a fault may take beyond the provider's timeout: scheduling, not waiting. Generous, so that a loaded
+     * 2-core machine (the {@code huge} case reads its first MiB meanwhile) cannot fail a bound that only guards
+     * "never stalls".
+     */
+    private static final Duration MARGIN = Duration.ofSeconds(5);
 
     @TempDir
     static Path dir;
@@ -130,8 +134,8 @@ class HttpsProvidersTest {
     }
 
     /**
-     * Every fault fails every key of the call, in time, and opens the breaker: a key not asked yet then fails at once
-     * with the same error, without a call. {@code lasts}: the fault takes the whole timeout, so the good provider
+     * Every fault fails every key of the call, in time; one failed call opens no breaker (a caller could fail one on
+     * purpose), so a key not asked yet is still asked. {@code lasts}: the fault takes the whole timeout, so the good provider
      * must have answered while it still ran. ({@code huge} gets 3 s to send its first MiB on a busy machine.)
      */
     @ParameterizedTest
@@ -167,12 +171,10 @@ class HttpsProvidersTest {
             Answer again = providers.fetch("bad", List.of("fault-" + mode)).get("fault-" + mode);
             assertThat(again.error(), containsString(why));
             assertThat(server.asked("fault-" + mode), is(1));
-            // the breaker is open: a new key fails at once, not asked, with the failure and when it is retried
+            // one failed call opens no breaker: a new key is asked (and fails the same way)
             Answer other = providers.fetch("bad", List.of("other-" + mode)).get("other-" + mode);
-            assertThat(other.error(), startsWith("provider failing: "));
             assertThat(other.error(), containsString(why));
-            assertThat(other.error(), containsString("; retried after "));
-            assertThat(server.asked("other-" + mode), is(0));
+            assertThat(server.asked("other-" + mode), is(1));
         }
     }
 
@@ -190,17 +192,22 @@ class HttpsProvidersTest {
         }
     }
 
-    /** Transport failures open the breaker for min(cacheTTL, 10 s); then one call probes, and a success closes it. */
+    /**
+     * Five failed calls in a row open the breaker for min(cacheTTL, 10 s); then one call probes, and a success closes
+     * it.
+     */
     @Test
     void theBreakerLetsOneProbeThroughAndClosesOnSuccess() {
         var clock = new AtomicLong();
         server.flakyFails = true;
         try (var providers = providers(clock, provider("p", "flaky", ""))) {
-            assertThat(providers.fetch("p", List.of("flaky-1")).get("flaky-1").error(),
-                    equalTo("the provider answered HTTP 500"));
+            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+                assertThat(providers.fetch("p", List.of("flaky-f" + i)).get("flaky-f" + i).error(),
+                        equalTo("the provider answered HTTP 500"));
+            }
             clock.addAndGet(Duration.ofMillis(2500).toNanos());
             assertThat(providers.fetch("p", List.of("flaky-2")).get("flaky-2").error(), equalTo(
-                    "provider failing: the provider answered HTTP 500; retried after 8s"));
+                    "provider failing: 5 calls in a row failed; retried after 8s"));
             assertThat(server.asked("flaky-2"), is(0));
             server.flakyFails = false;
             clock.addAndGet(Duration.ofMillis(7500).toNanos());
@@ -288,8 +295,11 @@ class HttpsProvidersTest {
             providers.fetch("p", List.of("recover"));
             providers.fetch("p", List.of("recover"));
             assertThat(server.asked("recover"), is(1));
+            for (int i = 1; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+                providers.fetch("p", List.of("recover-" + i));
+            }
             assertThat(providers.fetch("p", List.of("recover-other")).get("recover-other").error(),
-                    equalTo("provider failing: the provider answered HTTP 500; retried after 1s"));
+                    equalTo("provider failing: 5 calls in a row failed; retried after 1s"));
             clock.addAndGet(Duration.ofMillis(999).toNanos());
             providers.fetch("p", List.of("recover"));
             assertThat(server.asked("recover"), is(1));
@@ -445,16 +455,22 @@ class HttpsProvidersTest {
         }
     }
 
-    /** Explanation lines are kept only by a view that asks for them. */
+    /** Explanation lines are kept only by a view that asks for them, its callers' views included. */
     @ParameterizedTest
-    @CsvSource({"false, 0", "true, 2"})
-    void requestsExplainOnlyWhenAsked(boolean explain, int lines) {
+    @CsvSource({"false", "true"})
+    void requestsExplainOnlyWhenAsked(boolean explain) {
         try (var providers = providers(provider("p", "good", ""))) {
+            String key = "explain-" + explain;
             ExternalData request = providers.forRequest(explain);
-            request.fetch("p", List.of("explain-" + explain));
-            request.forCaller(null, true).fetch("p", List.of("explain-" + explain));
-            assertThat(request.explained(), hasSize(lines));
-            assertThat(providers.forRequest().explained(), hasSize(0));
+            request.fetch("p", List.of(key));
+            request.forCaller(null, true).fetch("p", List.of(key));
+            if (explain) {
+                assertThat(request.explained(), contains(
+                        "external p \"" + key + "\": \"value-of-" + key + "\" (" + server.url("good") + ")",
+                        "external p \"" + key + "\": \"value-of-" + key + "\" (cache)"));
+            } else {
+                assertThat(request.explained(), hasSize(0));
+            }
         }
     }
 
@@ -574,5 +590,118 @@ class HttpsProvidersTest {
             providers.writeMetrics(metrics);
             assertThat(metrics.toString().contains("provider=\"p\""), is(false));
         }
+    }
+
+    /**
+     * One caller's keys that fail the provider's calls (any tenant the Provider serves could send them on purpose)
+     * open no breaker in four calls, so another caller's good key is still answered; five failed calls in a row do,
+     * and the refusal says so in its own words, never with a call's failure (which may echo another caller's key).
+     */
+    @Test
+    void oneCallersFailingKeysDoNotShutOthersOut() {
+        var clock = new AtomicLong();
+        try (var providers = providers(clock, provider("p", "perKey", "namespaces: ['*']"))) {
+            ExternalData tenant = providers.forCaller("tenant-a", false);
+            ExternalData other = providers.forCaller("tenant-b", false);
+            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN - 1; i++) {
+                assertThat(tenant.fetch("p", List.of("fail-secret-" + i)).get("fail-secret-" + i).error(),
+                        equalTo("the provider answered HTTP 500"));
+            }
+            assertThat(other.fetch("p", List.of("good-b1")).get("good-b1").value(),
+                    equalTo(Json.createValue("value-of-good-b1")));
+            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+                tenant.fetch("p", List.of("fail-again-" + i));
+            }
+            Answer refused = other.fetch("p", List.of("good-b2")).get("good-b2");
+            assertThat(refused.error(), equalTo("provider failing: 5 calls in a row failed; retried after 10s"));
+            assertThat(server.asked("good-b2"), is(0));
+        }
+    }
+
+    /**
+     * While the breaker's probe is under way other fetches are refused without a call, and the probe is one batch:
+     * the fetch that probes asks 100 keys, its others are refused as well; the probe's answer closes the breaker.
+     */
+    @Test
+    void theProbeIsOneBatchAndOthersWaitForIt() throws Exception {
+        var clock = new AtomicLong();
+        server.held = new java.util.concurrent.CountDownLatch(1);
+        try (var providers = providers(clock, provider("p", "perKey", "timeout: 3s"));
+             var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+                providers.fetch("p", List.of("fail-probe-" + i));
+            }
+            clock.addAndGet(ProviderClient.MAX_FAILURE_TTL.toNanos());
+            var keys = new ArrayList<String>();
+            keys.add("held-probe");
+            IntStream.range(0, ProviderClient.MAX_KEYS_PER_CALL).forEach(i -> keys.add("probe-" + i));
+            var probe = CompletableFuture.supplyAsync(() -> providers.fetch("p", keys), threads);
+            awaitAsked("held-probe");
+            String refusal = "provider failing: 5 calls in a row failed; retried when the call under way answers";
+            assertThat(providers.fetch("p", List.of("during-probe")).get("during-probe").error(), equalTo(refusal));
+            server.held.countDown();
+            Map<String, Answer> answers = probe.get();
+            assertThat(answers.get("held-probe").value(), equalTo(Json.createValue("value-of-held-probe")));
+            assertThat(answers.get("probe-98").value(), equalTo(Json.createValue("value-of-probe-98")));
+            assertThat(answers.get("probe-99").error(), equalTo(refusal));
+            assertThat(server.asked("probe-99"), is(0));
+            assertThat(server.asked("during-probe"), is(0));
+            assertThat(providers.fetch("p", List.of("during-probe")).get("during-probe").value(),
+                    equalTo(Json.createValue("value-of-during-probe")));
+        } finally {
+            server.held.countDown();
+        }
+    }
+
+    /**
+     * When the caller whose call another joined gets no turn before its own deadline, it fails "provider busy", but
+     * the one that joined tries again within its own deadline and gets its answer once a call is free.
+     */
+    @Test
+    void aJoinerOutlivesTheOwnerThatGotNoTurn() throws Exception {
+        server.held = new java.util.concurrent.CountDownLatch(1);
+        try (var providers = providers(provider("p", "perKey", "timeout: 3s"),
+                provider("slow", "slow", "timeout: 1s"));
+             var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            // the owner's 3 s budget is a second spent when the calls holding every turn start
+            ExternalData owner = providers.forRequest();
+            owner.fetch("slow", List.of("spend-a-second"));
+            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
+                String key = "held-turn-" + i;
+                CompletableFuture.runAsync(() -> providers.fetch("p", List.of(key)), threads);
+                awaitAsked(key);
+            }
+            var owned = CompletableFuture.supplyAsync(() -> owner.fetch("p", List.of("contested")), threads);
+            while (!providers.pending("p", "contested")) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+            var joiner = CompletableFuture.supplyAsync(() -> providers.fetch("p", List.of("contested")), threads);
+            assertThat(owned.get().get("contested").error(), equalTo("provider busy: 8 calls under way"));
+            server.held.countDown(); // the turns come free before the joiner's own deadline
+            Answer joined = joiner.get().get("contested");
+            assertThat(joined.value(), equalTo(Json.createValue("value-of-contested")));
+            assertThat(server.asked("contested"), is(1));
+        } finally {
+            server.held.countDown();
+        }
+    }
+
+    /** The rule store may still hand Providers over after close: nothing is built, nothing is in force. */
+    @Test
+    void useAfterCloseDoesNothing() {
+        var providers = providers(provider("p", "good", ""));
+        providers.close();
+        providers.use(List.of(provider("p", "good", "")));
+        assertThat(providers.fetch("p", List.of("after-close")).get("after-close").error(),
+                equalTo("no Provider named \"p\""));
+        assertThat(server.asked("after-close"), is(0));
+    }
+
+    /** The cache weighs a text as the JVM keeps it: a byte per Latin-1 character, else two per character. */
+    @ParameterizedTest
+    @CsvSource({"abc, 3", "é-latin, 7", "日本, 4", "a日, 4"})
+    void textsAreWeighedAsTheHeapKeepsThem(String text, long bytes) {
+        assertThat(ProviderClient.heapBytes(text), is(bytes));
     }
 }

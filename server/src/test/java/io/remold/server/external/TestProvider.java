@@ -21,8 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,8 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /trickle} sends its headers at once and then a byte every 100 ms, {@code /failing} answers 500,
  * {@code /huge} streams 50 MiB, {@code /malformed} answers broken JSON, {@code /systemError} a system error,
  * {@code /notIdempotent} says its answers are not idempotent, {@code /missing} no item for keys starting with
- * {@code absent}, {@code /flaky} fails as {@code /failing} while {@link #flakyFails}, else as {@code /good}. It
- * counts the POSTs and how often each key was asked (before it answers).
+ * {@code absent}, {@code /flaky} fails as {@code /failing} while {@link #flakyFails}, else as {@code /good},
+ * {@code /perKey} as its keys say: a key starting with {@code fail} makes it answer 500, one starting with
+ * {@code held} makes it wait until {@link #held} is released (30 s at most), else as {@code /good}. It counts the
+ * POSTs and how often each key was asked (before it answers).
  */
 public final class TestProvider implements AutoCloseable {
     private final HttpsServer server;
@@ -43,6 +47,8 @@ public final class TestProvider implements AutoCloseable {
     final Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
     final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
     volatile boolean flakyFails;
+    /** What {@code /perKey} waits for when asked a {@code held} key; a test sets its own and counts it down. */
+    volatile CountDownLatch held = new CountDownLatch(0);
 
     public TestProvider(Path dir) throws IOException {
         this(dir, TestCertificates.serverContext(dir));
@@ -93,6 +99,16 @@ public final class TestProvider implements AutoCloseable {
                     } else {
                         send(exchange, 200, answer(keys, "", true));
                     }
+                }
+                case "perKey" -> {
+                    if (keys.stream().anyMatch(k -> k.startsWith("fail"))) {
+                        send(exchange, 500, "{\"message\":\"boom\"}");
+                        return;
+                    }
+                    if (keys.stream().anyMatch(k -> k.startsWith("held"))) {
+                        await(held);
+                    }
+                    send(exchange, 200, answer(keys, "", true));
                 }
                 case "huge" -> streamHuge(exchange);
                 case "malformed" -> send(exchange, 200, "{\"response\": {\"items\": [");
@@ -162,6 +178,15 @@ public final class TestProvider implements AutoCloseable {
             }
         } catch (IOException | UncheckedIOException e) {
             // the client stopped reading: what it should do
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UncheckedIOException(new IOException("interrupted"));
         }
     }
 

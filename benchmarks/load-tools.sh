@@ -1,0 +1,45 @@
+# Sourced after server.sh by load.sh and external.sh: the load on one URL, CONNECTIONS keep-alive connections POSTing
+# BODY, WARMUP then DURATION seconds. saturate: wrk (Debian package, installed if missing), closed loop; wrk adds
+# samples for requests a slow response held back (its coordinated-omission correction), so its percentiles are those
+# of an open loop at the measured rate. fixed_rate: the project's LoadGenerator, open loop at a given rate.
+need wrk
+
+cat >"$WORK/post.lua" <<EOF
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = assert(io.open("$BODY", "rb"))
+wrk.body = f:read("*a")
+f:close()
+EOF
+
+# CPU time (user + system, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# Saturation throughput (requests/s) and wrk's latency percentiles for one URL; with a server PID ($2), also the
+# server's CPU time per request, which does not depend on how much of the two cores the load generator takes.
+saturate() {
+  local url=$1 pid=${2:-} out ticks0=0 ticks1=0 cpu=""
+  wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/post.lua" "$url" >/dev/null
+  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
+  out=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "$url")
+  [ -n "$pid" ] && ticks1=$(cpu_ticks "$pid")
+  local rps errors p50 p99 requests
+  rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
+    cpu=" server_cpu=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+      'BEGIN {printf "%.1f", t / hz * 1e6 / n}')us/request"
+  fi
+  echo "saturation url=$url connections=$CONNECTIONS throughput=${rps}/s p50=$p50 p99=$p99$cpu ${errors:+errors: $errors}" >&2
+  echo "$rps"
+}
+
+fixed_rate() {
+  # The generator shares the cores with the server: a small serial-GC JVM keeps its own pauses out of the tail.
+  java -XX:+UseSerialGC -Xmx256m -cp benchmarks/target/remold-benchmarks.jar io.remold.benchmarks.LoadGenerator \
+    --url "$1" --body "$BODY" \
+    --rate "$2" --duration "$DURATION" --warmup "$WARMUP" --connections "$CONNECTIONS" --insecure
+}
