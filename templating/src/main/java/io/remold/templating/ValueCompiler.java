@@ -114,6 +114,9 @@ final class ValueCompiler {
         } catch (NumberFormatException e) {
             // SnakeYAML's scanner throws it for a hex escape (x, u or U) without its digits (found by fuzzing).
             throw source.error("invalid YAML: bad escape in a double-quoted string", 0);
+        } catch (IllegalArgumentException e) {
+            // SnakeYAML's composer throws it for a tag with surrounding spaces (found by fuzzing).
+            throw source.error("invalid YAML: " + e.getMessage(), 0);
         }
     }
 
