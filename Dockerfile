@@ -2,13 +2,20 @@
 # their libraries. Build from the repository root:
 #   docker build -t ghcr.io/remold/remold:0.1.0-SNAPSHOT .
 # The base images are build arguments, so the same file builds where no registry is reachable, from bases made
-# locally (e2e/kind/remold-image.sh does that): BUILD_IMAGE needs a JDK 21+ on PATH and curl or wget (for the Maven
-# wrapper); RUNTIME_IMAGE needs java 25 on PATH (the AOT cache is a JDK 25 feature), /bin/sh and wget. Both the
-# legacy builder and BuildKit build it. The tests do not run here (CI runs them); see docs/install.md.
+# locally (e2e/kind/cluster.sh does that): BUILD_IMAGE needs a JDK 21+ on PATH and curl or wget (for the Maven
+# wrapper); GO_IMAGE a Go 1.19+ toolchain at /usr/local/go (the CUE worker is a static binary inside the cue jar,
+# so the runtime needs nothing more); RUNTIME_IMAGE needs java 25 on PATH (the AOT cache is a JDK 25 feature),
+# /bin/sh and wget. Both the legacy builder and BuildKit build it. The tests do not run here (CI runs them); see docs/install.md.
 ARG BUILD_IMAGE=eclipse-temurin:25-jdk
 ARG RUNTIME_IMAGE=eclipse-temurin:25-jre-alpine
+# The Maven build makes the CUE worker (cue/src/main/go) with the Go toolchain this image has at /usr/local/go.
+ARG GO_IMAGE=golang:1.26-bookworm
+
+FROM ${GO_IMAGE} AS go
 
 FROM ${BUILD_IMAGE} AS build
+COPY --from=go /usr/local/go/ /usr/local/go/
+ENV PATH=/usr/local/go/bin:$PATH
 WORKDIR /src
 # Dependencies and plugins first, from the poms alone: this layer is reused until a pom changes. Maven needs every
 # module's pom to load the reactor; the modules without sources package empty jars here.
@@ -21,6 +28,12 @@ COPY templating/pom.xml templating/
 COPY engine/pom.xml engine/
 COPY gatekeeper/pom.xml gatekeeper/
 COPY scripting/pom.xml scripting/
+COPY cue/pom.xml cue/
+# The CUE worker's sources too: its Go modules are fetched and the binary built in this layer.
+COPY cue/src/main/go/ cue/src/main/go/
+COPY kinitiras/pom.xml kinitiras/
+COPY rules/pom.xml rules/
+COPY cli/pom.xml cli/
 COPY server/pom.xml server/
 COPY certgen/pom.xml certgen/
 COPY installer/pom.xml installer/

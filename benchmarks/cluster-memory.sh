@@ -123,7 +123,7 @@ objects nodes "$NODES" >"$WORK/nodes.json"
 kubectl create -f "$WORK/namespaces.json" >/dev/null
 kubectl create -f "$WORK/nodes.json" >/dev/null
 
-metric() { curl -sf --cacert "$REMOLD_E2E_CA" "https://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric() { curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 # nmt CATEGORY: committed MiB of one NMT category in $WORK/nmt.txt
 # ("Total" for the sum).
 nmt() {
@@ -195,9 +195,10 @@ for count in $RULE_COUNTS; do
     created=$count
   fi
   PORT=$(free_port)
+  ADMIN_PORT=$(free_port)
   # shellcheck disable=SC2086
   java $JVM_FLAGS -XX:NativeMemoryTracking=summary -jar "$SERVER_JAR" serve --kubeconfig "$KUBECONFIG" \
-    --host 127.0.0.1 --port "$PORT" --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
+    --host 127.0.0.1 --port "$PORT" --admin-port "$ADMIN_PORT" --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
     --log-format text >"$WORK/server-$count.log" 2>&1 &
   PID=$!
   measure "$count" "$count"
@@ -205,9 +206,10 @@ done
 # The same server in folder mode with RuleMix's 1,000 rules and the same certificate: what cluster mode adds.
 rule_mix 1000 "$WORK/folder"
 PORT=$(free_port)
+ADMIN_PORT=$(free_port)
 # shellcheck disable=SC2086
 java $JVM_FLAGS -XX:NativeMemoryTracking=summary -jar "$SERVER_JAR" serve --rules "$WORK/folder" \
-  --host 127.0.0.1 --port "$PORT" --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
+  --host 127.0.0.1 --port "$PORT" --admin-port "$ADMIN_PORT" --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
   --log-format text >"$WORK/server-folder.log" 2>&1 &
 PID=$!
 measure folder 1000

@@ -56,7 +56,7 @@ for round in $(seq "$ROUNDS"); do
     start_server "$rules"
     line=$(saturate "https://127.0.0.1:$PORT/mutate" "$PID" 2>&1 >/dev/null)
     rate=$(fixed_rate "https://127.0.0.1:$PORT/mutate" "$RATE" || true)
-    counters=$(curl -ksf "https://127.0.0.1:$PORT/metrics" | awk '/^remold_external_[a-z_]+\{/ {
+    counters=$(curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk '/^remold_external_[a-z_]+\{/ {
       sub(/remold_external_/, ""); sub(/_total\{provider="registry-mirror"\}/, ""); printf "%s=%s ", $1, $2 }')
     posts=$(( $(provider_posts) - posts0 ))
     echo "round=$round state=$state ${line#saturation }"

@@ -14,15 +14,18 @@ EOF
 
 # CPU time (user + system, in clock ticks) a process has used so far.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The part of it in the JIT compiler's threads (those alive now): a server still warming up spends much of its CPU
+# compiling, which a short run counts per request.
+jit_ticks() { awk '{n += $14 + $15} END {print n + 0}' $(grep -l '^C[12] CompilerThre' /proc/"$1"/task/*/comm | sed 's/comm$/stat/'); }
 
 # Saturation throughput (requests/s) and wrk's latency percentiles for one URL; with a server PID ($2), also the
 # server's CPU time per request, which does not depend on how much of the two cores the load generator takes.
 saturate() {
-  local url=$1 pid=${2:-} out ticks0=0 ticks1=0 cpu=""
+  local url=$1 pid=${2:-} out ticks0=0 ticks1=0 jit0=0 jit1=0 cpu=""
   wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/post.lua" "$url" >/dev/null
-  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid")
+  [ -n "$pid" ] && ticks0=$(cpu_ticks "$pid") && jit0=$(jit_ticks "$pid")
   out=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "$url")
-  [ -n "$pid" ] && ticks1=$(cpu_ticks "$pid")
+  [ -n "$pid" ] && ticks1=$(cpu_ticks "$pid") && jit1=$(jit_ticks "$pid")
   local rps errors p50 p99 requests
   rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
   requests=$(awk '/requests in/ {print $1}' <<<"$out")
@@ -31,6 +34,8 @@ saturate() {
   p99=$(awk '$1=="99%" {print $2}' <<<"$out")
   if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
     cpu=" server_cpu=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+      'BEGIN {printf "%.1f", t / hz * 1e6 / n}')us/request"
+    cpu+=" of_which_jit=$(awk -v t=$((jit1 - jit0)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
       'BEGIN {printf "%.1f", t / hz * 1e6 / n}')us/request"
   fi
   echo "saturation url=$url connections=$CONNECTIONS throughput=${rps}/s p50=$p50 p99=$p99$cpu ${errors:+errors: $errors}" >&2

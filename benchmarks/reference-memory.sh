@@ -50,7 +50,7 @@ echo "created $CONFIGMAPS ConfigMaps in $(( $(date +%s) - t0 )) s" >&2
 PORT=$(free_port)
 # shellcheck disable=SC2086
 java $JVM_FLAGS -jar "$SERVER_JAR" serve --kubeconfig "$KUBECONFIG" --allow-references configmaps \
-  --host 127.0.0.1 --port "$PORT" --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
+  --host 127.0.0.1 --port "$PORT" --admin-port 0 --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" \
   --log-format text >"$WORK/server.log" 2>&1 &
 PID=$!
 until curl -sf --cacert "$REMOLD_E2E_CA" "https://127.0.0.1:$PORT/readyz" >/dev/null; do

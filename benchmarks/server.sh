@@ -29,15 +29,21 @@ rule_mix() { java -cp benchmarks/target/remold-benchmarks.jar io.remold.benchmar
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$PID/status"; }
 
-# start_server RULES_DIR [JVM flags...]: sets PID, PORT and READY_MS (milliseconds from start to /readyz = 200).
+# start_server RULES_DIR [JVM flags...]: sets PID, PORT, ADMIN_PORT (plain HTTP: /metrics) and READY_MS
+# (milliseconds from start to /readyz = 200).
 # SERVER_ARGS holds extra arguments for `serve` (e.g. --tls-cert and --tls-key).
 start_server() {
-  local rules=$1 t0
+  local rules=$1 t0 admin
   shift
   PORT=$(free_port)
+  ADMIN_PORT=$(free_port)
+  admin=(--admin-port "$ADMIN_PORT")
+  # Builds before the admin listener (7b624bf and older) refuse the option: WITHOUT_ADMIN_PORT=1 leaves it out.
+  if [ "${WITHOUT_ADMIN_PORT:-}" = 1 ]; then admin=(); fi
   t0=$(date +%s%3N)
   # shellcheck disable=SC2086
-  java $JVM_FLAGS "$@" -jar "$SERVER_JAR" serve --rules "$rules" --host 127.0.0.1 --port "$PORT" ${SERVER_ARGS:-} \
+  java $JVM_FLAGS "$@" -jar "$SERVER_JAR" serve --rules "$rules" --host 127.0.0.1 --port "$PORT" \
+    "${admin[@]}" ${SERVER_ARGS:-} \
     >"$WORK/server.log" 2>&1 &
   PID=$!
   until curl -ksf "https://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do

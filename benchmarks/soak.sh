@@ -59,6 +59,7 @@ e2e/control-plane.sh start
 eval "$(e2e/control-plane.sh env)"
 
 PORT=$(free_port)
+ADMIN_PORT=$(free_port)
 java -jar installer/target/remold-installer.jar --webhook-url "https://127.0.0.1:$PORT" --ca-file "$REMOLD_E2E_CA" \
   >"$WORK/bundle.yaml"
 kubectl apply -f "$WORK/bundle.yaml" >/dev/null
@@ -66,6 +67,7 @@ kubectl wait --for condition=established --timeout=60s crd/modrules.remold.io >/
 
 # shellcheck disable=SC2086
 java $JVM_FLAGS -jar "$WORK/server/$(basename "$SERVER_JAR")" serve --kubeconfig "$KUBECONFIG" --host 127.0.0.1 --port "$PORT" \
+  --admin-port "$ADMIN_PORT" \
   --tls-cert "$REMOLD_E2E_WEBHOOK_CERT" --tls-key "$REMOLD_E2E_WEBHOOK_KEY" --log-format text >"$WORK/server.log" 2>&1 &
 PID=$!
 until curl -sf --cacert "$REMOLD_E2E_CA" "https://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do
@@ -81,5 +83,5 @@ until curl -sf "http://127.0.0.1:$PROXY_PORT/readyz" >/dev/null 2>&1; do sleep 0
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1), server JVM flags: $JVM_FLAGS"
 # The harness shares the cores with the server and the API server: a small serial-GC JVM, as for load.sh.
 java -XX:+UseSerialGC -Xmx384m -cp "$WORK/remold-benchmarks.jar" io.remold.benchmarks.Soak \
-  --webhook "https://127.0.0.1:$PORT" --ca "$REMOLD_E2E_CA" --api "http://127.0.0.1:$PROXY_PORT" --pid "$PID" \
+  --webhook "https://127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN_PORT" --ca "$REMOLD_E2E_CA" --api "http://127.0.0.1:$PROXY_PORT" --pid "$PID" \
   --minutes "$MINUTES" --rate "$RATE" ${SOAK_ARGS[@]+"${SOAK_ARGS[@]}"}

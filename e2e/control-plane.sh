@@ -13,7 +13,8 @@
 # default ~/.cache/remold-e2e), KUBERNETES_VERSION, ETCD_VERSION.
 #
 # State dir layout: pki/ (ca, apiserver serving pair, admin client pair, service-account keys, a serving pair for the
-# Remold server under test), etcd/ (data), kubeconfig, ports.env, *.pid, *.log.
+# Remold server under test, a webhook client CA and the client pair the apiserver presents to every webhook),
+# admission/ (AdmissionConfiguration and its kubeconfig), etcd/ (data), kubeconfig, ports.env, *.pid, *.log.
 set -euo pipefail
 
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.36.3}"
@@ -68,16 +69,52 @@ extendedKeyUsage=serverAuth"
 extendedKeyUsage=serverAuth"
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+  # A CA of its own for webhook clients, so that a server trusting it trusts the apiserver's webhook calls and no
+  # other certificate of this cluster (admin, apiserver serving pair).
+  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=remold-e2e-webhook-client-ca" \
+    -keyout "$d/webhook-client-ca.key" -out "$d/webhook-client-ca.crt" 2>/dev/null
+  issue webhook-client "/CN=kube-apiserver-webhook-client" "extendedKeyUsage=clientAuth" webhook-client-ca
 }
 
-# issue <name> <subject> <extensions>: a key pair signed by the e2e CA
+# issue <name> <subject> <extensions> [<ca>]: a key pair signed by the e2e CA (or the named one)
 issue() {
-  local d="$STATE/pki" name="$1" subject="$2" ext="$3"
+  local d="$STATE/pki" name="$1" subject="$2" ext="$3" ca="${4:-ca}"
   openssl req -newkey rsa:2048 -nodes -subj "$subject" -keyout "$d/$name.key" -out "$d/$name.csr" 2>/dev/null
   printf '%s\n' "$ext" >"$d/$name.ext"
-  openssl x509 -req -in "$d/$name.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 30 \
+  openssl x509 -req -in "$d/$name.csr" -CA "$d/$ca.crt" -CAkey "$d/$ca.key" -CAcreateserial -days 30 \
     -extfile "$d/$name.ext" -out "$d/$name.crt" 2>/dev/null
   rm -f "$d/$name.csr" "$d/$name.ext"
+}
+
+# The apiserver presents webhook-client.crt to every webhook ('*'). A webhook server that does not ask for a client
+# certificate never sees it, so servers without mutual TLS are unaffected.
+admission_config() {
+  local a="$STATE/admission" d="$STATE/pki"
+  mkdir -p "$a"
+  cat >"$a/webhook-kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+users:
+- name: '*'
+  user:
+    client-certificate: $d/webhook-client.crt
+    client-key: $d/webhook-client.key
+KUBECONFIG
+  local plugin
+  {
+    echo "apiVersion: apiserver.config.k8s.io/v1"
+    echo "kind: AdmissionConfiguration"
+    echo "plugins:"
+    for plugin in ValidatingAdmissionWebhook MutatingAdmissionWebhook; do
+      cat <<PLUGIN
+- name: $plugin
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: $a/webhook-kubeconfig
+PLUGIN
+    done
+  } >"$a/config.yaml"
 }
 
 kubeconfig() {
@@ -129,7 +166,8 @@ start_apiserver() {
     --client-ca-file="$d/ca.crt" --authorization-mode=Node,RBAC \
     --service-account-issuer="https://127.0.0.1:$APISERVER_PORT/" --service-account-key-file="$d/sa.pub" \
     --service-account-signing-key-file="$d/sa.key" --service-cluster-ip-range=10.0.0.0/24 \
-    --allow-privileged=true --disable-admission-plugins=ServiceAccount --profiling=false
+    --allow-privileged=true --disable-admission-plugins=ServiceAccount --profiling=false \
+    --admission-control-config-file="$STATE/admission/config.yaml"
   wait_for kube-apiserver 120 curl -sf --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz"
   wait_for "the default namespace" 30 kubectl --kubeconfig "$STATE/kubeconfig" get namespace default
@@ -169,6 +207,7 @@ start() {
   trap 'log "start failed, stopping what it started"; stop' EXIT
   local t0=$SECONDS
   pki
+  admission_config
   kubeconfig
   start_etcd
   start_apiserver
@@ -226,6 +265,9 @@ env() {
   echo "export REMOLD_E2E_CA=$d/ca.crt"
   echo "export REMOLD_E2E_WEBHOOK_CERT=$d/webhook.crt"
   echo "export REMOLD_E2E_WEBHOOK_KEY=$d/webhook.key"
+  echo "export REMOLD_E2E_CLIENT_CA=$d/webhook-client-ca.crt"
+  echo "export REMOLD_E2E_WEBHOOK_CLIENT_CERT=$d/webhook-client.crt"
+  echo "export REMOLD_E2E_WEBHOOK_CLIENT_KEY=$d/webhook-client.key"
   [[ -x "$KUBECTL_BIN" ]] && echo "export PATH=$(dirname "$KUBECTL_BIN"):\$PATH"
   return 0
 }

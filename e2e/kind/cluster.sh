@@ -69,8 +69,9 @@ up() {
 
 # remold_bases: a JDK image for the Dockerfile's build stage and a JRE image for its runtime, both on the Debian
 # that node-image.sh imports, with Temurin 25 from this machine (the JRE made by jlink) and this machine's own CA
-# certificates (its egress may re-sign TLS: the build stage's Maven wrapper and Maven fetch over HTTPS). The tags
-# carry a hash of the JDK and the certificates. Prints the build arguments; nothing where registries answer.
+# certificates (its egress may re-sign TLS: the build stage's Maven wrapper, Maven and Go fetch over HTTPS), and Go
+# (go_image). The tags carry a hash of the JDK and the certificates. Prints the build arguments; nothing where
+# registries answer.
 remold_bases() {
   if registry_reachable; then return; fi
   local debian jdk
@@ -105,7 +106,21 @@ remold_bases() {
     DOCKER_BUILDKIT=0 docker build -q --target jre -t "$runtime" "$ctx" >/dev/null
     rm -rf "$ctx"
   fi
-  echo "--build-arg BUILD_IMAGE=$build --build-arg RUNTIME_IMAGE=$runtime"
+  local go_arg; go_arg="$(go_image)"
+  echo "--build-arg BUILD_IMAGE=$build --build-arg RUNTIME_IMAGE=$runtime $go_arg"
+}
+
+# go_image: the Dockerfile's GO_IMAGE (the toolchain the Maven build makes the CUE worker with) from this machine's
+# /usr/local/go, tagged with its version. Prints the build argument.
+go_image() {
+  local go=/usr/local/go
+  [[ -x "$go/bin/go" ]] || die "no Go at $go for the image's build stage (it builds the CUE worker)"
+  local tag; tag="remold.local/go:$("$go/bin/go" env GOVERSION)"
+  if ! docker image inspect "$tag" >/dev/null 2>&1; then
+    log "building $tag from $go"
+    printf '%s\n' 'FROM scratch' 'COPY . /usr/local/go/' | DOCKER_BUILDKIT=0 docker build -q -t "$tag" -f - "$go" >/dev/null
+  fi
+  echo "--build-arg GO_IMAGE=$tag"
 }
 
 image() {

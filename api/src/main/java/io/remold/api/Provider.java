@@ -267,14 +267,8 @@ public record Provider(String name, URI url, List<X509Certificate> caCertificate
     }
 
     private static String string(JsonObject spec, String field, String source) {
-        JsonValue v = spec.get(field);
-        if (v == null || v == JsonValue.NULL) {
-            return null;
-        }
-        if (v instanceof JsonString s) {
-            return s.getString();
-        }
-        throw problem(source, "spec." + field, "expected a string, got " + v);
+        return JsonFields.string(spec, field, null,
+                v -> problem(source, "spec." + field, "expected a string, got " + v));
     }
 
     /** {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}: a duration the way a Provider's spec writes it. */

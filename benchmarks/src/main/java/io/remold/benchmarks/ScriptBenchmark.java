@@ -67,8 +67,7 @@ public class ScriptBenchmark {
                                         + "  return { Allowed: true, Result: obj };\n}\n"))
                         .build()));
             }
-            var stage = host.stage(scripts);
-            engine = Engine.builder().stage(stage).validationStage(stage).build();
+            engine = Engine.builder().stage(host.stage(scripts)).build();
         } else {
             var yaml = new StringBuilder();
             for (int i = 0; i < rules; i++) {

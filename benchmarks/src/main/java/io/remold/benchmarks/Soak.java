@@ -33,7 +33,7 @@ import javax.net.ssl.SSLContext;
  * change before its answer came (the informers need time to see a change); the others are counted as skipped.
  *
  * <pre>
- * Soak --webhook https://127.0.0.1:PORT --ca FILE --api http://127.0.0.1:PROXY_PORT --pid SERVER_PID
+ * Soak --webhook https://127.0.0.1:PORT --admin http://127.0.0.1:ADMIN_PORT --ca FILE --api http://127.0.0.1:PROXY_PORT --pid SERVER_PID
  *      [--minutes 2] [--rate 1000] [--connections 16] [--sample 100] [--settle-ms 500] [--rules 40]
  *      [--warmup-minutes M] [--max-rss-slope 1.0] [--seed 1]
  * </pre>
@@ -46,7 +46,7 @@ public final class Soak {
     private static final Pattern RULE_SERIES = Pattern.compile("(?m)^remold_rule_matches_total\\{");
     private static final int MISMATCHES_SHOWN = 5;
 
-    private record Options(URI webhook, Path ca, URI api, long pid, double minutes, double rate, int connections,
+    private record Options(URI webhook, URI admin, Path ca, URI api, long pid, double minutes, double rate, int connections,
                            int sample, long settleMillis, int rules, double warmupMinutes, double maxRssSlope,
                            long seed) {
     }
@@ -100,7 +100,7 @@ public final class Soak {
             options = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println("usage: Soak --webhook URL --ca FILE --api URL --pid PID [--minutes M] [--rate N] "
+            System.err.println("usage: Soak --webhook URL --admin URL --ca FILE --api URL --pid PID [--minutes M] [--rate N] "
                     + "[--connections N] [--sample N] [--settle-ms MS] [--rules N] [--warmup-minutes M] "
                     + "[--max-rss-slope MIB_PER_MIN] [--seed N]");
             System.exit(2);
@@ -111,11 +111,11 @@ public final class Soak {
 
     private static boolean run(Options options) throws Exception {
         SSLContext tls = LoadGenerator.tls(options.ca(), false);
-        HttpClient metricsClient = HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(5))
-                .build();
+        // The server's metrics are on its plain-HTTP admin listener.
+        HttpClient metricsClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         var cluster = new SoakCluster(options.api(), options.seed());
         cluster.setUp(options.rules());
-        awaitRules(metricsClient, options.webhook(), cluster.ruleCount());
+        awaitRules(metricsClient, options.admin(), cluster.ruleCount());
         Thread.sleep(options.settleMillis());
         List<SoakRequests.Review> reviews = SoakRequests.generate(512, options.seed());
 
@@ -313,7 +313,7 @@ public final class Soak {
         long[] all = Arrays.copyOf(tally.latencies, recorded);
         Arrays.sort(all);
         long answered = tally.ok.get() + tally.serverErrors.get() + tally.otherStatus.get();
-        String metrics = get(metricsClient, options.webhook().resolve("/metrics"));
+        String metrics = get(metricsClient, options.admin().resolve("/metrics"));
         long serverErrorCount = 0;
         for (Matcher m = ERRORS.matcher(metrics); m.find(); ) {
             serverErrorCount += Long.parseLong(m.group(2));
@@ -395,12 +395,12 @@ public final class Soak {
     }
 
     /** Waits until the server's engine holds the {@code count} rules the cluster was given. */
-    private static void awaitRules(HttpClient client, URI webhook, int count)
+    private static void awaitRules(HttpClient client, URI admin, int count)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         String metrics = "";
         while (System.nanoTime() < deadline) {
-            metrics = get(client, webhook.resolve("/metrics"));
+            metrics = get(client, admin.resolve("/metrics"));
             Matcher m = RULES.matcher(metrics);
             if (m.find() && Integer.parseInt(m.group(1)) == count) {
                 return;
@@ -433,6 +433,7 @@ public final class Soak {
 
     private static Options parse(String[] args) {
         URI webhook = null;
+        URI admin = null;
         Path ca = null;
         URI api = null;
         long pid = -1;
@@ -453,6 +454,7 @@ public final class Soak {
             String value = args[++i];
             switch (flag) {
                 case "--webhook" -> webhook = URI.create(value);
+                case "--admin" -> admin = URI.create(value);
                 case "--ca" -> ca = Path.of(value);
                 case "--api" -> api = URI.create(value);
                 case "--pid" -> pid = Long.parseLong(value);
@@ -468,14 +470,14 @@ public final class Soak {
                 default -> throw new IllegalArgumentException("unknown option " + flag);
             }
         }
-        if (webhook == null || ca == null || api == null || pid < 0) {
-            throw new IllegalArgumentException("--webhook, --ca, --api and --pid are required");
+        if (webhook == null || admin == null || ca == null || api == null || pid < 0) {
+            throw new IllegalArgumentException("--webhook, --admin, --ca, --api and --pid are required");
         }
         if (minutes <= 0 || rate <= 0 || connections < 1 || sample < 1 || rules < 1 || settle < 0) {
             throw new IllegalArgumentException("--minutes, --rate, --connections, --sample and --rules must be "
                     + "positive, --settle-ms not negative");
         }
-        return new Options(webhook, ca, api, pid, minutes, rate, connections, sample, settle, rules, warmup,
+        return new Options(webhook, admin, ca, api, pid, minutes, rate, connections, sample, settle, rules, warmup,
                 maxSlope, seed);
     }
 }

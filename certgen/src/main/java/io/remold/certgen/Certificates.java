@@ -157,11 +157,10 @@ final class Certificates {
         try (var parser = new PEMParser(new StringReader(new String(pem, StandardCharsets.US_ASCII)))) {
             Object object = parser.readObject();
             var converter = new JcaPEMKeyConverter();
-            return switch (object) {
-                case PrivateKeyInfo info -> converter.getPrivateKey(info);
-                case PEMKeyPair pair -> converter.getKeyPair(pair).getPrivate();
-                case null, default -> null;
-            };
+            if (object instanceof PrivateKeyInfo info) {
+                return converter.getPrivateKey(info);
+            }
+            return object instanceof PEMKeyPair pair ? converter.getKeyPair(pair).getPrivate() : null;
         } catch (IOException e) {
             return null;
         }

@@ -23,6 +23,10 @@ final class Cluster {
     static final Path CA = STATE.resolve("pki/ca.crt");
     static final Path WEBHOOK_CERT = STATE.resolve("pki/webhook.crt");
     static final Path WEBHOOK_KEY = STATE.resolve("pki/webhook.key");
+    /** The CA of the client certificate kube-apiserver presents to every webhook (its AdmissionConfiguration). */
+    static final Path CLIENT_CA = STATE.resolve("pki/webhook-client-ca.crt");
+    static final Path WEBHOOK_CLIENT_CERT = STATE.resolve("pki/webhook-client.crt");
+    static final Path WEBHOOK_CLIENT_KEY = STATE.resolve("pki/webhook-client.key");
 
     private Cluster() {
     }

@@ -55,9 +55,12 @@ final class Kind {
         return file;
     }
 
-    /** The installer flags the kind scenarios use: the locally built image, which no registry can serve. */
+    /**
+     * The installer flags the kind scenarios use: the locally built image, which no registry can serve, and node
+     * references (scenario 10; off by default).
+     */
     static String[] imageFlags(String tag) {
-        return new String[] {"--image", IMAGE, "--tag", tag, "--image-pull-policy", "Never"};
+        return new String[] {"--image", IMAGE, "--tag", tag, "--image-pull-policy", "Never", "--node-annotations"};
     }
 
     /** {@code docker tag} and {@code kind load docker-image}: another tag of the built image, in the cluster. */

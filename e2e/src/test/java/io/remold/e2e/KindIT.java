@@ -14,7 +14,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,11 +21,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import static org.hamcrest.Matchers.not;
@@ -49,6 +52,12 @@ class KindIT {
     static final String SHOP = "kind-shop";
     /** Only a Patch rule: what stays writable, unmutated, when Remold is down. */
     static final String OPEN = "kind-open";
+    /** May run scripts (--tenant-scripts) from scenario 10 on. */
+    static final String TENANT = "kind-team-a";
+    static final String OTHER_TENANT = "kind-team-b";
+    /** Where the stalling pod of scenario 12 runs. */
+    static final String ATTACK = "kind-attack";
+    static final int STALLED = 300;
     static final String UPGRADE_TAG = Kind.TAG + "-upgrade";
     static final Duration STREAM = Duration.ofSeconds(60);
     static final int RATE = 20;
@@ -344,9 +353,26 @@ class KindIT {
                 + "leader's pod was deleted (lease %s s)", takeover, lease));
         assertThat(takeover, lessThanOrEqualTo(Double.parseDouble(lease)));
         Kind.kubectl("-n", SYSTEM, "rollout", "status", "deployment/remold-server", "--timeout=180s").run().orFail();
-        sleep(Duration.ofSeconds(10));
-        assertThat("no rule's status was rewritten across the change of leader", ruleVersions(), is(before));
-        Kind.kubectl("delete", "modrule", "leader-probe", "-n", SHOP).run().orFail();
+        // A barrier instead of a pause: the new leader writes the statuses it finds pending when it takes over, then
+        // this rule's, on the same single status thread; once this one is Ready, any rewrite would have happened.
+        Kind.apply("""
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: leader-barrier, namespace: %s}
+                spec:
+                  type: Patch
+                  match:
+                    - select: '$.kind'
+                      matchValue: LeaderBarrier
+                  patch:
+                    - op: add
+                      path: /metadata/labels/barrier
+                      value: barrier
+                """.formatted(SHOP));
+        waitReady(SHOP, "leader-barrier");
+        String after = ruleVersions().replaceAll(Pattern.quote(SHOP + "/leader-barrier=") + "\\S* ", "");
+        assertThat("no rule's status was rewritten across the change of leader", after, is(before));
+        Kind.kubectl("delete", "modrule", "leader-probe", "leader-barrier", "-n", SHOP).run().orFail();
     }
 
     // ---- 5. availability ----
@@ -474,10 +500,132 @@ class KindIT {
         Kind.kubectl("delete", "namespace", "kind-protected", "kubemod-system", "--wait=false").run().orFail();
     }
 
-    // ---- 8. lockout safety and uninstall ----
+    // ---- the security review's attacks in the cluster (HostileTenantIT has them all on the control plane) ----
 
     @Test
     @Order(10)
+    void aTenantsScriptThatAllocatesAGigabyteFailsOnlyItsRuleAndNoReplicaRestarts() {
+        Path scripts = Kind.bundle("tenant-scripts", concat(Kind.imageFlags(UPGRADE_TAG), "--kubemod-compat",
+                "--tenant-scripts", TENANT));
+        Kind.kubectl("apply", "-f", scripts.toString()).run().orFail();
+        rolledOut();
+        installed = scripts;
+        int restarts = serverRestarts();
+        Kind.apply(namespace(TENANT) + "---\n" + namespace(OTHER_TENANT));
+        String bomb = """
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: big, namespace: %s}
+                spec:
+                  type: Script
+                  kinds: [pods]
+                  js: |
+                    var b = new ArrayBuffer(1 << 30);
+                    function jsa_validate(op, obj) { return; }
+                """;
+        var refused = Kind.kubectl("apply", "-f", "-").withInput(bomb.formatted(OTHER_TENANT)).run();
+        assertThat("a namespace not named by --tenant-scripts runs no script\n" + refused, refused.ok(), is(false));
+        assertThat(refused.stderr(), containsString("tenant-scripts"));
+        Kind.apply(bomb.formatted(TENANT));
+        // The replaced leader keeps its lease while it drains and may first report the rule under its own options
+        // (tenant scripts off): the condition is final once the new leader has started the script.
+        Wait.until("the rule's start failure in its Ready condition", Duration.ofSeconds(120), () ->
+                jsonpath("modrules.remold.io/big", TENANT, "{.status.conditions[?(@.type==\"Ready\")].message}")
+                        .matches("(?is).*(MiB|memory|size|length|bytes).*"));
+        assertThat(jsonpath("modrules.remold.io/big", TENANT, "{.status.conditions[?(@.type==\"Ready\")].status}"),
+                is("False"));
+        rolledOut();
+        assertThat("no replica restarted", serverRestarts(), is(restarts));
+        assertForbiddenTierRefused("after-bomb", "");
+        Kind.kubectl("delete", "modrules.remold.io", "big", "-n", TENANT).run().orFail();
+    }
+
+    @Test
+    @Order(11)
+    void theIgnoreLabelOnAPodSkipsNoRule() {
+        assertForbiddenTierRefused("ignored", ",admission.remold.io/ignore=true");
+    }
+
+    /** reject-forbidden-tier of scenario 2 refuses {@code kubectl run}, with the rendered message. */
+    private static void assertForbiddenTierRefused(String pod, String moreLabels) {
+        var rogue = Kind.kubectl("run", pod, "-n", SHOP, "--image=registry.invalid/shop/web:1.0",
+                "--labels=tier=forbidden" + moreLabels).run();
+        assertThat(rogue.toString(), rogue.ok(), is(false));
+        assertThat(rogue.stderr(), containsString("pod " + pod + " may not run in kind-shop: tier forbidden"));
+    }
+
+    @Test
+    @Order(12)
+    void stalledRequestsFromAPodAreClosedWithinTheReadTimeoutAndNoReplicaRestarts() {
+        int restarts = serverRestarts();
+        // The bundle's NetworkPolicy keeps pods away from the webhook port where the CNI enforces it (kindnetd does,
+        // this node's ptp chain does not): removed, so that the server's own bounds are what is tested everywhere.
+        Kind.kubectl("delete", "networkpolicy", "remold-webhook", "-n", SYSTEM, "--ignore-not-found").run().orFail();
+        // 300 TLS connections to the Service, each sending a request's headers and 1 byte of its 100-byte body, then
+        // holding the connection (openssl -quiet ignores the end of its input); each prints how long it was held.
+        String script = """
+                for i in $(seq %d); do
+                  ( start=$SECONDS
+                    printf 'POST /validate HTTP/1.1\\r\\nHost: remold\\r\\nContent-Type: application/json\\r\\nContent-Length: 100\\r\\n\\r\\n{' \\
+                      | openssl s_client -quiet -connect remold.%s.svc:443 >/dev/null 2>&1
+                    echo "held $((SECONDS - start))" ) &
+                done
+                echo opened
+                wait
+                """.formatted(STALLED, SYSTEM);
+        Kind.apply(namespace(ATTACK) + """
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: stall, namespace: %s}
+                spec:
+                  restartPolicy: Never
+                  containers:
+                    - name: stall
+                      image: %s
+                      imagePullPolicy: Never
+                      command: [bash, -c, %s]
+                """.formatted(ATTACK, Kind.IMAGE + ":" + UPGRADE_TAG, yamlString(script)));
+        Wait.until("the attacker to open its connections", Duration.ofSeconds(120),
+                () -> Kind.kubectl("logs", "stall", "-n", ATTACK).run().stdout().contains("opened"));
+        // Admission keeps working meanwhile.
+        assertForbiddenTierRefused("during-stall", "");
+        Kind.kubectl("wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/stall", "-n", ATTACK, "--timeout=120s")
+                .run().orFail();
+        List<Integer> held = Kind.kubectl("logs", "stall", "-n", ATTACK).run().orFail().stdout().lines()
+                .filter(l -> l.startsWith("held ")).map(l -> Integer.parseInt(l.substring(5))).toList();
+        assertThat(held.size(), is(STALLED));
+        record("stalled connections from a pod: held " + held.stream().mapToInt(Integer::intValue).min().orElse(-1)
+                + " to " + held.stream().mapToInt(Integer::intValue).max().orElse(-1) + " s");
+        // Held (not refused outright: the connection reached the server), and closed by the server: before the read
+        // deadline none was closed in 75 s. The time counts from each client's start, so it includes starting 300
+        // openssl processes and their handshakes on a 2-core node (7 to 26 s measured), not only the 5 s deadline.
+        assertThat(held, everyItem(allOf(greaterThanOrEqualTo(2), lessThanOrEqualTo(60))));
+        rolledOut();
+        assertThat("no replica restarted", serverRestarts(), is(restarts));
+        Kind.kubectl("delete", "namespace", ATTACK, TENANT, OTHER_TENANT, "--wait=false").run().orFail();
+    }
+
+    private static String namespace(String name) {
+        return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + "}\n";
+    }
+
+    /** A YAML double-quoted scalar holding the text. */
+    private static String yamlString(String text) {
+        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+    }
+
+    /** Container restarts summed over the server pods (pods that a rollout is ending add none). */
+    private static int serverRestarts() {
+        return Arrays.stream(Kind.kubectl("get", "pods", "-n", SYSTEM, "-l", "app.kubernetes.io/component=server",
+                        "-o", "jsonpath={.items[*].status.containerStatuses[0].restartCount}").run().orFail().stdout()
+                .split(" ")).filter(n -> !n.isBlank()).mapToInt(Integer::parseInt).sum();
+    }
+
+    // ---- 8. lockout safety and uninstall ----
+
+    @Test
+    @Order(13)
     void withTheOperatorDownTheClusterStaysWritableExceptWhatRejectRulesGuardAndUninstallLeavesNothing() {
         Kind.apply("""
                 apiVersion: v1
@@ -618,14 +766,5 @@ class KindIT {
         var all = new ArrayList<>(List.of(flags));
         all.addAll(List.of(more));
         return all.toArray(String[]::new);
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException(new IOException("interrupted", e));
-        }
     }
 }

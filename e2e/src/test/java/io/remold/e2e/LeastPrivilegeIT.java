@@ -25,7 +25,8 @@ class LeastPrivilegeIT {
             "remold-server,  patch,  modrules.remold.io --subresource=status, '', yes",
             "remold-server,  watch,  namespaces,                      '',            yes",
             "remold-server,  watch,  nodes,                           '',            yes",
-            "remold-server,  patch,  pods,                            team-a,        yes",
+            "remold-server,  patch,  pods,                            team-a,        yes", // --node-annotations
+            "remold-server,  create, subjectaccessreviews.authorization.k8s.io, '',  yes", // --allow-references
             "remold-server,  create, leases.coordination.k8s.io,      remold-system, yes",
             "remold-server,  update, leases.coordination.k8s.io/remold-leader, remold-system, yes",
             "remold-server,  update, leases.coordination.k8s.io/other, remold-system, no",
@@ -35,6 +36,9 @@ class LeastPrivilegeIT {
             "remold-server,  watch,  clusterjsadmissions.momiji.com,  '',            yes",
             "remold-server,  patch,  jsadmissions.momiji.com --subresource=status, team-a, yes",
             "remold-server,  update, jsadmissions.momiji.com,         team-a,        no",
+            "remold-server,  watch,  clusteroverridepolicies.policy.kcloudlabs.io, '', yes", // --kinitiras-compat
+            "remold-server,  patch,  overridepolicies.policy.kcloudlabs.io --subresource=status, team-a, yes",
+            "remold-server,  update, clustervalidatepolicies.policy.kcloudlabs.io, '', no",
             "remold-server,  watch,  pods,                            '',            yes",
             "remold-server,  watch,  deployments.apps,                '',            no",
             "remold-server,  create, modrules.remold.io,              team-a,        no",

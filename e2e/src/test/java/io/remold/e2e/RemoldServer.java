@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -23,15 +24,24 @@ final class RemoldServer implements AutoCloseable {
     static final String GATEKEEPER_MUTATORS = "assign.mutations.gatekeeper.sh,assignmetadata.mutations.gatekeeper.sh,"
             + "modifyset.mutations.gatekeeper.sh,assignimage.mutations.gatekeeper.sh";
 
+    /** What the shared installation's server is started with, besides where it listens and its credentials. */
+    static final List<String> DEFAULT_OPTIONS = List.of("--kubemod-compat", "--allow-references",
+            Remold.ALLOW_REFERENCES, "--node-annotations", "--tenant-scripts", "default");
+
     private final int port;
+    /** The plain-HTTP port of /healthz, /readyz and /metrics, which answers without a client certificate. */
+    private final int adminPort;
     private final Path log;
     private final Path kubeconfig;
+    private List<String> jvmOptions = List.of();
+    private List<String> options = DEFAULT_OPTIONS;
     private Process process;
 
     /** A server whose API calls authenticate with the given kubeconfig. */
     RemoldServer(int port, Path kubeconfig) {
         this.kubeconfig = kubeconfig;
         this.port = port;
+        this.adminPort = freePort();
         this.log = Cluster.WORK.resolve("remold-server.log");
         try {
             Files.deleteIfExists(log); // one log per run, kept across the server's restarts within it
@@ -44,15 +54,48 @@ final class RemoldServer implements AutoCloseable {
         return "https://127.0.0.1:" + port;
     }
 
+    int port() {
+        return port;
+    }
+
+    /** What the server runs with besides where it listens and its credentials. */
+    List<String> options() {
+        return options;
+    }
+
+    List<String> jvmOptions() {
+        return jvmOptions;
+    }
+
+    String adminUrl() {
+        return "http://127.0.0.1:" + adminPort;
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops the server and starts it again with these JVM and server options instead of the current ones. */
+    void restart(List<String> newJvmOptions, List<String> newOptions) {
+        stop();
+        jvmOptions = List.copyOf(newJvmOptions);
+        options = List.copyOf(newOptions);
+        start();
+    }
+
     void start() {
         try {
             Files.createDirectories(log.getParent());
             // GraalJS (script rules) loads native code and uses sun.misc.Unsafe: as the launcher and the image allow.
-            process = new ProcessBuilder(Cluster.java().toString(), "--enable-native-access=ALL-UNNAMED",
-                    "--sun-misc-unsafe-memory-access=allow", "-jar", Cluster.jar("server").toString(), "serve",
+            var argv = new ArrayList<>(List.of(Cluster.java().toString(), "--enable-native-access=ALL-UNNAMED",
+                    "--sun-misc-unsafe-memory-access=allow"));
+            argv.addAll(jvmOptions);
+            argv.addAll(List.of("-jar", Cluster.jar("server").toString(), "serve",
                     "--kubeconfig", kubeconfig.toString(), "--host", "127.0.0.1", "--port", String.valueOf(port),
-                    "--tls-cert", Cluster.WEBHOOK_CERT.toString(), "--tls-key", Cluster.WEBHOOK_KEY.toString(),
-                    "--log-format", "text", "--kubemod-compat", "--allow-references", Remold.ALLOW_REFERENCES)
+                    "--admin-port", String.valueOf(adminPort), "--tls-cert", Cluster.WEBHOOK_CERT.toString(),
+                    "--tls-key", Cluster.WEBHOOK_KEY.toString(), "--log-format", "text"));
+            argv.addAll(options);
+            process = new ProcessBuilder(argv)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
@@ -67,7 +110,7 @@ final class RemoldServer implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new AssertionError("the Remold server exited with " + process.exitValue());
                 }
-                return curl("/readyz").ok();
+                return admin("/readyz").ok();
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\n" + logTail(60), e);
@@ -101,7 +144,7 @@ final class RemoldServer implements AutoCloseable {
     }
 
     private int gauge(Pattern gauge) {
-        var metrics = curl("/metrics").orFail().stdout();
+        var metrics = admin("/metrics").orFail().stdout();
         Matcher m = gauge.matcher(metrics);
         if (!m.find()) {
             throw new AssertionError("no " + gauge + " in /metrics:\n" + metrics);
@@ -141,8 +184,9 @@ final class RemoldServer implements AutoCloseable {
         }
     }
 
-    private Command.Result curl(String path) {
-        return Command.of("curl", "-sf", "--max-time", "5", "--cacert", Cluster.CA.toString(), url() + path).run();
+    /** GET on the admin port, which needs no client certificate even when the webhook port does. */
+    Command.Result admin(String path) {
+        return Command.of("curl", "-sf", "--max-time", "5", adminUrl() + path).run();
     }
 
     static int freePort() {

@@ -28,25 +28,17 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.function.Predicate;
 
 /** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
 final class CompiledRule {
     private static final Pattern SIMPLE_STEP =
             Pattern.compile("\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\"([^\"\\\\]*)\"\\]|\\['([^'\\\\]*)'\\]");
-
-    /**
-     * Compiled rules (or their problems) by source rule: the server compiles a rule to validate it and then builds
-     * a new engine with every rule; only rules it still holds are kept, so values must not refer to their key.
-     */
-    private static final Map<ModRule, Object> COMPILED = Collections.synchronizedMap(new WeakHashMap<>());
 
     final String id;
     final boolean kubemod;
@@ -118,12 +110,24 @@ final class CompiledRule {
             boolean all = matchFor == MatchFor.All;
             boolean result = all;
             String witness = null;
-            for (JsonValue v : found) {
-                String text = Json.matchText(v);
-                if (matches(text) != all) {
-                    result = !all;
-                    witness = text;
-                    break;
+            if (value == null && values.isEmpty() && regexFind == null) {
+                // any value matches: nothing to compare (the first one is the witness of "any")
+                result = true;
+                witness = explain && !all ? Json.matchText(found.getFirst()) : null;
+            } else {
+                long compared = 0;
+                for (JsonValue v : found) {
+                    String text = Json.matchText(v);
+                    compared += text.length();
+                    if (compared > MAX_COMPARED_CHARS) {
+                        throw JsonPathEvaluationException.exceeding("the selected values are more than "
+                                + MAX_COMPARED_CHARS + " characters as text", select.expression());
+                    }
+                    if (matches(text) != all) {
+                        result = !all;
+                        witness = text;
+                        break;
+                    }
                 }
             }
             boolean holds = result != negate;
@@ -182,6 +186,13 @@ final class CompiledRule {
         }
     }
 
+    /**
+     * Most characters of text one match item compares its selected values as (objects and lists as compact JSON):
+     * up to 100,000 values, each as large as the object, would otherwise multiply ({@code $..*} over a deep object
+     * prints each level again). 4 Mi, the request's render budget: a Pod's containers are a few KiB.
+     */
+    static final long MAX_COMPARED_CHARS = 4L << 20;
+
     /** One compiled patch operation; {@code select} may be null. */
     record Step(PatchOp op, JsonPath select, PathTemplate path, ValueTemplate value) {
     }
@@ -212,19 +223,17 @@ final class CompiledRule {
         }
     }
 
+    /** Compiles a rule afresh ({@link CompiledRules} shares compilations). */
     static CompiledRule compile(ModRule rule) throws Invalid {
-        Object known = COMPILED.get(rule);
-        if (known == null) {
-            known = compileOrExplain(rule);
-            COMPILED.put(rule, known);
-        }
-        if (known instanceof Invalid invalid) {
+        Object compiled = compileOrExplain(rule);
+        if (compiled instanceof Invalid invalid) {
             throw invalid;
         }
-        return (CompiledRule) known;
+        return (CompiledRule) compiled;
     }
 
-    private static Object compileOrExplain(ModRule rule) {
+    /** The rule compiled, or the {@link Invalid} that says why it does not compile. */
+    static Object compileOrExplain(ModRule rule) {
         try {
             return compileChecked(rule);
         } catch (Invalid e) {
@@ -405,16 +414,18 @@ final class CompiledRule {
 
     /**
      * The concrete operations of this rule against the current object (each select run once per result); values
-     * calling {@code external} ask {@code external}, the request's view.
+     * calling {@code external} ask {@code external}, the request's view. Each operation counts against the
+     * request's {@code budget} as it is made.
      */
-    List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request, ExternalData external)
-            throws JsonPatcher.PatchException {
+    List<JsonPatcher.Operation> operations(JsonValue current, AdmissionRequest request, ExternalData external,
+                                           RequestBudget budget) throws JsonPatcher.PatchException {
         var out = new ArrayList<JsonPatcher.Operation>();
         for (int i = 0; i < patch.size(); i++) {
             Step step = patch.get(i);
             if (step.select() == null) {
                 checkCount(out, i);
-                out.add(operation(step, step.path().source(), null, List.of(), current, request, external));
+                out.add(operation(step, i, step.path().source(), null, List.of(), current, request, external,
+                        budget));
                 continue;
             }
             List<Selection> results;
@@ -430,7 +441,7 @@ final class CompiledRule {
                     throw new JsonPatcher.PatchException("spec.patch[" + i + "].path: \"" + step.path().source()
                             + "\" has a placeholder the select does not capture (gives \"" + path + "\")");
                 }
-                out.add(operation(step, path, s.value(), s.captures(), current, request, external));
+                out.add(operation(step, i, path, s.value(), s.captures(), current, request, external, budget));
             }
         }
         return out;
@@ -443,29 +454,34 @@ final class CompiledRule {
         }
     }
 
-    private JsonPatcher.Operation operation(Step step, String path, JsonValue selected, List<Object> captures,
-                                            JsonValue current, AdmissionRequest request, ExternalData external)
+    private JsonPatcher.Operation operation(Step step, int index, String path, JsonValue selected,
+                                            List<Object> captures, JsonValue current, AdmissionRequest request,
+                                            ExternalData external, RequestBudget budget)
             throws JsonPatcher.PatchException {
+        JsonPatcher.Operation operation;
         if (step.value() == null) {
-            return new JsonPatcher.Operation(PatchOp.remove, path, null);
+            operation = new JsonPatcher.Operation(PatchOp.remove, path, null);
+        } else {
+            try {
+                JsonValue value = step.value().render(new TemplateContext(current, request.namespace(), selected,
+                        captures, request.operation().name(), request.oldObject(), external, budget.render));
+                operation = new JsonPatcher.Operation(step.op(), path, value);
+            } catch (RuntimeException e) {
+                // Template errors and data problems (such as numbers out of range) fail this rule only.
+                throw new JsonPatcher.PatchException("value of " + step.op() + " " + path + ": " + e.getMessage());
+            }
         }
-        try {
-            JsonValue value = step.value().render(new TemplateContext(current, request.namespace(), selected,
-                    captures, request.operation().name(), request.oldObject(), external));
-            return new JsonPatcher.Operation(step.op(), path, value);
-        } catch (RuntimeException e) {
-            // Template errors and data problems (such as numbers out of range) fail this rule only.
-            throw new JsonPatcher.PatchException("value of " + step.op() + " " + path + ": " + e.getMessage());
-        }
+        budget.charge(operation, index);
+        return operation;
     }
 
     /** The rejection message, null when there is none; throws when it fails to render. */
-    String rejectMessage(JsonValue object, AdmissionRequest request, ExternalData external) {
+    String rejectMessage(JsonValue object, AdmissionRequest request, ExternalData external, RequestBudget budget) {
         if (rejectMessage == null) {
             return null;
         }
         return rejectMessage.render(new TemplateContext(object, request.namespace(), null, List.of(),
-                request.operation().name(), request.oldObject(), external));
+                request.operation().name(), request.oldObject(), external, budget.render));
     }
 
     /** The namespace the rule counts as deployed in for this request. */

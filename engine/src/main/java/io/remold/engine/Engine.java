@@ -29,6 +29,10 @@ import static io.remold.templating.TemplateContext.SYNTHETIC_REFS;
  */
 public final class Engine {
     static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+    /** The outcome of a request whose whole patch is too large ({@link RequestBudget#MAX_RESPONSE_PATCH_CHARS}). */
+    public static final String PATCH_OUTCOME = "patch";
+    /** The system namespace of an engine built without one. */
+    public static final String DEFAULT_SYSTEM_NAMESPACE = "remold-system";
 
     private final String systemNamespace;
     private final String kubemodSystemNamespace;
@@ -52,7 +56,7 @@ public final class Engine {
         var failed = new ArrayList<RuleCompilation>();
         for (ModRule rule : b.rules.values()) {
             var problems = new ArrayList<RuleCompilation.Problem>();
-            CompiledRule compiledRule = compile(rule, systemNamespace, problems);
+            CompiledRule compiledRule = compile(rule, systemNamespace, b.compiled, problems);
             if (compiledRule != null) {
                 compiled.add(compiledRule);
             } else {
@@ -105,19 +109,25 @@ public final class Engine {
      * place forbids (a namespaced rule's references naming another namespace).
      */
     public static RuleCompilation compile(ModRule rule, String systemNamespace) {
+        return compile(rule, systemNamespace, new CompiledRules());
+    }
+
+    /** The same, keeping the compilation in {@code compiled} for the engines built with it. */
+    public static RuleCompilation compile(ModRule rule, String systemNamespace, CompiledRules compiled) {
         var problems = new ArrayList<RuleCompilation.Problem>();
-        compile(rule, systemNamespace, problems);
+        compile(rule, systemNamespace, compiled, problems);
         return new RuleCompilation(rule.id(), problems);
     }
 
     /**
-     * The rule compiled for a server with this system namespace, or null after adding its problems to
-     * {@code problems}.
+     * The rule compiled for a server with this system namespace (from {@code known} when it holds it), or null after
+     * adding its problems to {@code problems}.
      */
-    private static CompiledRule compile(ModRule rule, String systemNamespace, List<RuleCompilation.Problem> problems) {
+    private static CompiledRule compile(ModRule rule, String systemNamespace, CompiledRules known,
+                                        List<RuleCompilation.Problem> problems) {
         CompiledRule compiled = null;
         try {
-            compiled = CompiledRule.compile(rule);
+            compiled = known.compile(rule);
         } catch (CompiledRule.Invalid e) {
             problems.addAll(e.problems);
         }
@@ -165,13 +175,28 @@ public final class Engine {
      * patch covers ModRules and stages together. DELETE requests are never patched.
      */
     public Decision mutate(AdmissionRequest request) {
+        return mutate(request, defaultDeadline());
+    }
+
+    /**
+     * {@link #mutate(AdmissionRequest)} by {@code deadlineNanos} ({@link System#nanoTime()}), the request's time
+     * budget: external data and every stage share it.
+     */
+    public Decision mutate(AdmissionRequest request, long deadlineNanos) {
         JsonValue original = subject(request);
         var outcomes = new ArrayList<RuleOutcome>();
         if (!(original instanceof JsonObject object) || request.operation() == AdmissionOperation.DELETE) {
             return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
         }
+        try (var budget = new RequestBudget()) {
+            return mutate(request, object, original, outcomes, budget, deadlineNanos);
+        }
+    }
+
+    private Decision mutate(AdmissionRequest request, JsonObject object, JsonValue original,
+                            List<RuleOutcome> outcomes, RequestBudget budget, long deadlineNanos) {
         JsonValue current = withRefs(object, request);
-        ExternalData external = externalData.forRequest(request.explain());
+        ExternalData external = externalData.forRequest(request.explain(), deadlineNanos);
         // The annotation is parsed when the first rule applies: most requests match nothing.
         JsonValue lastApplied = null;
         boolean lastAppliedRead = false;
@@ -190,9 +215,10 @@ public final class Engine {
             for (int k = pos; k < end; k++) {
                 CompiledRule rule = candidates.get(k);
                 int asked = explainedSoFar(external, request);
+                budget.startRule();
                 RuleReferences.Binding binding;
                 try {
-                    binding = applies(rule, tierInput, request, outcomes, external);
+                    binding = applies(rule, tierInput, request, outcomes, external, budget);
                     if (binding == null) {
                         continue;
                     }
@@ -209,7 +235,8 @@ public final class Engine {
                 }
                 JsonValue ruleInput = input(binding, tierInput);
                 try {
-                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request, forRule(rule, external));
+                    List<JsonPatcher.Operation> ops = rule.operations(ruleInput, request, forRule(rule, external),
+                            budget);
                     current = JsonPatcher.apply(current, ops);
                     changed |= !ops.isEmpty();
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null,
@@ -227,6 +254,7 @@ public final class Engine {
                         }
                     }
                 } catch (JsonPatcher.PatchException | RuntimeException e) {
+                    budget.ruleFailed();
                     outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
                             e.getMessage() == null ? e.toString() : e.getMessage(),
                             explained(binding, external, asked, request)));
@@ -251,73 +279,107 @@ public final class Engine {
                 result = withLastApplied(result, lastApplied);
             }
         }
-        List<Rejection> rejections = null;
+        StageContext context = null;
         for (MutationStage stage : stages) {
             if (result instanceof JsonObject o && stage.ruleCount() > 0) {
-                if (rejections == null) {
-                    rejections = new ArrayList<>(); // only a stage that runs may refuse the request
+                if (context == null) {
+                    // only a stage that runs may refuse the request
+                    context = new StageContext(request, external, resolver, deadlineNanos, outcomes,
+                            new ArrayList<>());
                 }
-                result = stage.mutate(o, request, outcomes, rejections, external);
+                result = stage.mutate(o, context);
             }
         }
-        List<Rejection> refused = rejections == null ? List.of() : rejections;
+        List<Rejection> refused = context == null ? List.of() : context.rejections();
         if (result == original) {
             return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, refused, outcomes);
         }
         JsonArray patch = JsonDiff.toJson(JsonDiff.diff(original, result));
+        if (RequestBudget.charsAtMost(patch, RequestBudget.MAX_RESPONSE_PATCH_CHARS)
+                > RequestBudget.MAX_RESPONSE_PATCH_CHARS) {
+            // The stages' changes are bounded per value, not in all (a mutator's value on each of a huge list's
+            // items): the request is answered unpatched rather than with a response the API server cannot take.
+            outcomes.add(new RuleOutcome(PATCH_OUTCOME, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                    "the patch would have more than " + RequestBudget.MAX_RESPONSE_PATCH_CHARS
+                            + " characters: nothing is patched"));
+            return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, refused, outcomes);
+        }
         return new Decision(result, patch, refused, outcomes);
     }
 
     /** Runs the Reject rules against the request's object (the final one, after mutation). */
     public Decision validate(AdmissionRequest request) {
+        return validate(request, defaultDeadline());
+    }
+
+    /** The time budget of a request decided without one: {@link ExternalData#REQUEST_BUDGET} from now. */
+    private static long defaultDeadline() {
+        return System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos();
+    }
+
+    /**
+     * {@link #validate(AdmissionRequest)} by {@code deadlineNanos} ({@link System#nanoTime()}), the request's time
+     * budget: external data and every stage share it.
+     */
+    public Decision validate(AdmissionRequest request, long deadlineNanos) {
         JsonValue original = subject(request);
         var outcomes = new ArrayList<RuleOutcome>();
         var rejections = new ArrayList<Rejection>();
         if (original instanceof JsonObject object) {
-            JsonValue current = withRefs(object, request);
-            ExternalData external = externalData.forRequest(request.explain());
-            for (CompiledRule rule : rejectRules.candidates(request.namespace(), current, request.explain())) {
-                int asked = explainedSoFar(external, request);
-                RuleReferences.Binding binding;
-                try {
-                    binding = applies(rule, current, request, outcomes, external);
-                    if (binding == null) {
-                        continue;
-                    }
-                } catch (JsonPathEvaluationException e) {
-                    // A Reject rule that cannot be decided fails closed: an object large enough to reach a bound
-                    // must not slip past it.
-                    String why = "the rule cannot be evaluated: " + e.getMessage();
-                    rejections.add(new Rejection(rule.namespaceFor(request), rule.name, why));
-                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
-                            "match: " + e.getMessage()));
-                    continue;
-                }
-                String message = null;
-                String error = null;
-                if (binding instanceof RuleReferences.Failed failed) {
-                    // Fail closed: a validation that cannot read what it compares with refuses the object.
-                    message = failed.error();
-                    error = failed.error();
-                } else {
-                    try {
-                        message = rule.rejectMessage(input(binding, current), request, forRule(rule, external));
-                    } catch (RuntimeException e) {
-                        // KubeMod still rejects, without a message.
-                        error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
-                    }
-                }
-                rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message));
-                outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error,
-                        explained(binding, external, asked, request)));
+            ExternalData external = externalData.forRequest(request.explain(), deadlineNanos);
+            try (var budget = new RequestBudget()) {
+                rejectRules(request, object, outcomes, rejections, external, budget);
             }
+            var context = new StageContext(request, external, resolver, deadlineNanos, outcomes, rejections);
             for (ValidationStage stage : validationStages) {
                 if (stage.ruleCount() > 0) {
-                    stage.validate(object, request, rejections, outcomes);
+                    stage.validate(object, context);
                 }
             }
         }
         return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, rejections, outcomes);
+    }
+
+    private void rejectRules(AdmissionRequest request, JsonObject object, List<RuleOutcome> outcomes,
+                             List<Rejection> rejections, ExternalData external, RequestBudget budget) {
+        JsonValue current = withRefs(object, request);
+        for (CompiledRule rule : rejectRules.candidates(request.namespace(), current, request.explain())) {
+            int asked = explainedSoFar(external, request);
+            budget.startRule();
+            RuleReferences.Binding binding;
+            try {
+                binding = applies(rule, current, request, outcomes, external, budget);
+                if (binding == null) {
+                    continue;
+                }
+            } catch (JsonPathEvaluationException e) {
+                // A Reject rule that cannot be decided fails closed: an object large enough to reach a bound
+                // must not slip past it.
+                String why = "the rule cannot be evaluated: " + e.getMessage();
+                rejections.add(new Rejection(rule.namespaceFor(request), rule.name, why));
+                outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                        "match: " + e.getMessage()));
+                continue;
+            }
+            String message = null;
+            String error = null;
+            if (binding instanceof RuleReferences.Failed failed) {
+                // Fail closed: a validation that cannot read what it compares with refuses the object.
+                message = failed.error();
+                error = failed.error();
+            } else {
+                try {
+                    message = rule.rejectMessage(input(binding, current), request, forRule(rule, external),
+                            budget);
+                } catch (RuntimeException e) {
+                    // KubeMod still rejects, without a message.
+                    error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
+                }
+            }
+            rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message));
+            outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error,
+                    explained(binding, external, asked, request)));
+        }
     }
 
     /**
@@ -327,7 +389,8 @@ public final class Engine {
      * for objects it may concern.
      */
     private RuleReferences.Binding applies(CompiledRule rule, JsonValue object, AdmissionRequest request,
-                                           List<RuleOutcome> outcomes, ExternalData external) {
+                                           List<RuleOutcome> outcomes, ExternalData external,
+                                           RequestBudget budget) {
         if (!rule.operations.contains(request.operation())) {
             if (request.explain()) {
                 outcomes.add(new RuleOutcome(rule.id(), rule.tier, false, -1, "operation " + request.operation()
@@ -343,7 +406,7 @@ public final class Engine {
         }
         boolean clusterWide = clusterWide(rule.namespace, systemNamespaceOf(rule));
         RuleReferences.Binding binding = rule.references.bind(rule.id(), rule.namespace, clusterWide, object,
-                request, resolver, external.forCaller(rule.namespace, clusterWide));
+                request, resolver, external.forCaller(rule.namespace, clusterWide), budget.render);
         return switch (binding) {
             case RuleReferences.Skipped skipped -> {
                 if (request.explain()) {
@@ -424,9 +487,14 @@ public final class Engine {
         return v == null ? JsonValue.NULL : v;
     }
 
+    /**
+     * The object as rules see it: {@code syntheticRefs} holds what the server looked up, never what the object
+     * brings under that key (a custom resource that keeps unknown fields could forge the namespace's labels).
+     */
     private static JsonValue withRefs(JsonObject object, AdmissionRequest request) {
+        JsonObject own = object.containsKey(SYNTHETIC_REFS) ? JsonTree.without(object, SYNTHETIC_REFS) : object;
         if (request.namespaceRef() == null && request.nodeRef() == null) {
-            return object;
+            return own;
         }
         var refs = Json.PROVIDER.createObjectBuilder();
         if (request.namespaceRef() != null) {
@@ -435,7 +503,7 @@ public final class Engine {
         if (request.nodeRef() != null) {
             refs.add("node", request.nodeRef());
         }
-        return JsonTree.with(object, SYNTHETIC_REFS, refs.build());
+        return JsonTree.with(own, SYNTHETIC_REFS, refs.build());
     }
 
     /**
@@ -473,7 +541,7 @@ public final class Engine {
         JsonObject object = (JsonObject) result;
         JsonObject metadata = object.getJsonObject("metadata");
         JsonObject newAnnotations = JsonTree.with(annotations, LAST_APPLIED,
-                Json.PROVIDER.createValue(Json.compact(lastApplied)));
+                Json.PROVIDER.createValue(JsonTree.goText(lastApplied)));
         return JsonTree.with(object, "metadata", JsonTree.with(metadata, "annotations", newAnnotations));
     }
 
@@ -486,15 +554,22 @@ public final class Engine {
 
     /** Collects rules; a later rule with the same namespace and name replaces an earlier one. */
     public static final class Builder {
-        private String systemNamespace = "remold-system";
-        private String kubemodSystemNamespace = "kubemod-system";
+        private String systemNamespace = DEFAULT_SYSTEM_NAMESPACE;
+        private String kubemodSystemNamespace;
         private final Map<String, ModRule> rules = new LinkedHashMap<>();
         private final List<MutationStage> stages = new ArrayList<>();
         private final List<ValidationStage> validationStages = new ArrayList<>();
         private ReferenceResolver resolver = ReferenceResolver.NONE;
         private ExternalData externalData = ExternalData.NONE;
+        private CompiledRules compiled = new CompiledRules();
 
         private Builder() {
+        }
+
+        /** Where the rules' compilations come from and are kept (default: compiled for this engine alone). */
+        public Builder compiled(CompiledRules compiled) {
+            this.compiled = Objects.requireNonNull(compiled);
+            return this;
         }
 
         /**
@@ -513,15 +588,18 @@ public final class Engine {
             return this;
         }
 
-        /** A rule family run after the ModRule Patch rules, in the order stages are added. */
-        public Builder stage(MutationStage stage) {
-            stages.add(Objects.requireNonNull(stage));
-            return this;
-        }
-
-        /** A rule family run after the ModRule Reject rules, in the order stages are added. */
-        public Builder validationStage(ValidationStage stage) {
-            validationStages.add(Objects.requireNonNull(stage));
+        /**
+         * A rule family, in the order stages are added: run after the ModRule Patch rules when it is a
+         * {@link MutationStage}, after the Reject rules when it is a {@link ValidationStage}, both when it is both.
+         */
+        public Builder stage(Stage stage) {
+            Objects.requireNonNull(stage);
+            if (stage instanceof MutationStage mutation) {
+                stages.add(mutation);
+            }
+            if (stage instanceof ValidationStage validation) {
+                validationStages.add(validation);
+            }
             return this;
         }
 
@@ -530,8 +608,13 @@ public final class Engine {
             return this;
         }
 
+        /**
+         * The namespace whose api.kubemod.io rules are cluster-wide, as KubeMod's own; null (the default): none, such
+         * rules are namespaced like any other. Only a server run for KubeMod compatibility sets it: whoever may
+         * create a namespace of that name would otherwise get rules over every namespace.
+         */
         public Builder kubemodSystemNamespace(String namespace) {
-            this.kubemodSystemNamespace = Objects.requireNonNull(namespace);
+            this.kubemodSystemNamespace = namespace;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.remold.engine;
 
+import io.remold.json.JsonTree;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -17,71 +18,9 @@ final class Json {
     private Json() {
     }
 
-    /** Compact JSON the way Go's encoding/json writes it (HTML characters escaped), keys in document order. */
-    static String compact(JsonValue value) {
-        var sb = new StringBuilder();
-        write(value, sb);
-        return sb.toString();
-    }
-
-    private static void write(JsonValue value, StringBuilder sb) {
-        switch (value.getValueType()) {
-            case OBJECT -> {
-                sb.append('{');
-                boolean first = true;
-                for (Map.Entry<String, JsonValue> e : ((JsonObject) value).entrySet()) {
-                    if (!first) {
-                        sb.append(',');
-                    }
-                    first = false;
-                    quote(e.getKey(), sb);
-                    sb.append(':');
-                    write(e.getValue(), sb);
-                }
-                sb.append('}');
-            }
-            case ARRAY -> {
-                sb.append('[');
-                boolean first = true;
-                for (JsonValue v : (JsonArray) value) {
-                    if (!first) {
-                        sb.append(',');
-                    }
-                    first = false;
-                    write(v, sb);
-                }
-                sb.append(']');
-            }
-            case STRING -> quote(((JsonString) value).getString(), sb);
-            default -> sb.append(value);
-        }
-    }
-
-    private static void quote(String s, StringBuilder sb) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == '\u2028' || c == '\u2029') {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
-    }
-
     /**
      * The text a selected value is compared as: strings as they are, numbers as Go prints a float64, booleans as
-     * true/false, null as Go's {@code <nil>}, objects and lists as compact JSON.
+     * true/false, null as Go's {@code <nil>}, objects and lists as compact JSON the way Go writes it.
      */
     static String matchText(JsonValue value) {
         return switch (value.getValueType()) {
@@ -90,7 +29,7 @@ final class Json {
             case TRUE -> "true";
             case FALSE -> "false";
             case NULL -> "<nil>";
-            default -> compact(value);
+            default -> JsonTree.goText(value);
         };
     }
 

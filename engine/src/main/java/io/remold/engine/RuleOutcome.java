@@ -2,23 +2,39 @@ package io.remold.engine;
 
 import jakarta.json.JsonArray;
 
+import java.util.List;
+import java.util.Objects;
+
 /**
- * What one rule did for a request. Rules that matched are always reported; rules that did not match only when
- * the request asked for an explanation. {@code failedMatchItem} is the index of the first match item that did
- * not hold (-1 if none), with {@code reason}; {@code applied} holds the operations the rule performed (empty
+ * What one rule of {@code family} did for a request. Rules that matched are always reported; rules that did not
+ * match only when the request asked for an explanation. {@code failedMatchItem} is the index of the first match item
+ * that did not hold (-1 if none), with {@code reason}; {@code applied} holds the operations the rule performed (empty
  * when it failed), {@code error} why it failed or null, {@code references} how each of the rule's references was
  * resolved (when it got that far), then, when the request asks for an explanation, what each of its calls to an
  * external data provider answered (lines starting {@code external }).
  */
-public record RuleOutcome(String rule, int tier, boolean matched, int failedMatchItem, String reason,
-                          JsonArray applied, String error, java.util.List<String> references) {
+public record RuleOutcome(RuleFamily family, String rule, int tier, boolean matched, int failedMatchItem,
+                          String reason, JsonArray applied, String error, List<String> references) {
     public RuleOutcome {
-        references = references == null ? java.util.List.of() : java.util.List.copyOf(references);
+        Objects.requireNonNull(family, "family");
+        references = references == null ? List.of() : List.copyOf(references);
     }
 
-    /** An outcome of a rule without references. */
-    public RuleOutcome(String rule, int tier, boolean matched, int failedMatchItem, String reason, JsonArray applied,
-                       String error) {
-        this(rule, tier, matched, failedMatchItem, reason, applied, error, java.util.List.of());
+    /** An outcome of a rule of {@code family} without references. */
+    public RuleOutcome(RuleFamily family, String rule, int tier, boolean matched, int failedMatchItem, String reason,
+                       JsonArray applied, String error) {
+        this(family, rule, tier, matched, failedMatchItem, reason, applied, error, List.of());
+    }
+
+    /** A ModRule's outcome. */
+    RuleOutcome(String rule, int tier, boolean matched, int failedMatchItem, String reason, JsonArray applied,
+                String error, List<String> references) {
+        this(RuleFamily.MODRULE, rule, tier, matched, failedMatchItem, reason, applied, error, references);
+    }
+
+    /** A ModRule's outcome without references. */
+    RuleOutcome(String rule, int tier, boolean matched, int failedMatchItem, String reason, JsonArray applied,
+                String error) {
+        this(RuleFamily.MODRULE, rule, tier, matched, failedMatchItem, reason, applied, error, List.of());
     }
 }

@@ -5,6 +5,7 @@ import io.remold.api.OnMissing;
 import io.remold.api.Reference;
 import io.remold.json.JsonTree;
 import io.remold.templating.ExternalData;
+import io.remold.templating.RenderBudget;
 import io.remold.templating.TemplateContext;
 import io.remold.templating.TemplateException;
 import io.remold.templating.Templates;
@@ -132,12 +133,12 @@ final class RuleReferences {
      * adds them under {@code syntheticRefs}. {@code ruleNamespace} is where a namespaced rule reads, whatever it says.
      */
     Binding bind(String rule, String ruleNamespace, boolean clusterWide, JsonValue object, AdmissionRequest request,
-                 ReferenceResolver resolver, ExternalData external) {
+                 ReferenceResolver resolver, ExternalData external, RenderBudget budget) {
         var explained = new ArrayList<String>(compiled.size());
         JsonObject refs = object instanceof JsonObject o && o.get(SYNTHETIC_REFS) instanceof JsonObject r
                 ? r : JsonValue.EMPTY_JSON_OBJECT;
         var context = new TemplateContext(object, request.namespace(), null, List.of(), request.operation().name(),
-                request.oldObject(), external);
+                request.oldObject(), external, budget);
         for (Compiled c : compiled) {
             Reference ref = c.reference();
             String label = ref.name() + ": ";
@@ -152,6 +153,8 @@ final class RuleReferences {
             String missing = null;
             if (query.name() != null && query.name().isEmpty()) {
                 missing = "objectName renders empty";
+            } else if (c.namespace() != null && clusterWide && query.namespace().isEmpty()) {
+                missing = "namespace renders empty"; // never "every namespace"
             } else {
                 ReferenceResolver.Resolution found;
                 try {

@@ -91,8 +91,24 @@ class CompileTest {
     void equalRulesShareOneCompilation() throws Exception {
         String spec = "{type: Reject, match: [{select: '$.kind', matchRegex: 'P.d'}]}";
         ModRule first = rule("ns", "r", spec);
-        assertThat(CompiledRule.compile(first) == CompiledRule.compile(rule("ns", "r", spec)), is(true));
-        assertThat(CompiledRule.compile(first) == CompiledRule.compile(rule("other", "r", spec)), is(false));
+        var compiled = new CompiledRules();
+        assertThat(compiled.compile(first) == compiled.compile(rule("ns", "r", spec)), is(true));
+        assertThat(compiled.compile(first) == compiled.compile(rule("other", "r", spec)), is(false));
+        assertThat(CompiledRule.compile(first) == CompiledRule.compile(first), is(false)); // nothing hidden shares
+    }
+
+    /** A check keeps its compilation for the engine built next; what the rules in force no longer hold goes. */
+    @Test
+    void aCheckedRuleIsCompiledOnceForTheEngineAndDroppedWhenNoLongerHeld() throws Exception {
+        ModRule rule = rule("ns", "r", "{type: Reject, match: [{select: '$.kind'}]}");
+        var compiled = new CompiledRules();
+        assertThat(Engine.compile(rule, "remold-system", compiled).ok(), is(true));
+        CompiledRule checked = compiled.compile(rule);
+        Engine engine = Engine.builder().compiled(compiled).rule(rule).build();
+        assertThat(engine.ruleCount(), is(1));
+        assertThat(compiled.compile(rule) == checked, is(true));
+        compiled.retain(List.of());
+        assertThat(compiled.compile(rule) == checked, is(false));
     }
 
     @Test

@@ -2,10 +2,12 @@ package io.remold.engine;
 
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
+import io.remold.json.JsonTree;
 import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -175,7 +177,7 @@ class EngineTest {
     void unreadableLastAppliedConfigurationIsLeftAlone() {
         JsonValue object = json("{'kind':'Pod','metadata':{'annotations':{'" + Engine.LAST_APPLIED + "':'{not json'}}}");
         Decision d = mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind'}],"
-                + " patch: [{op: add, path: /metadata/labels, value: '{a: b}'}]}")), "ns", Json.compact(object));
+                + " patch: [{op: add, path: /metadata/labels, value: '{a: b}'}]}")), "ns", JsonTree.goText(object));
         assertThat(d.patch(), equalTo(json("[{'op':'add','path':'/metadata/labels','value':{'a':'b'}}]")));
     }
 
@@ -228,11 +230,23 @@ class EngineTest {
     }
 
     @Test
-    void kubemodRulesAreClusterWideFromKubemodSystem() {
+    void kubemodRulesAreClusterWideFromTheKubemodSystemNamespaceWhenOneIsSet() {
         ModRule r = kubemod("kubemod-system", "r", "{type: Reject, targetNamespaceRegex: '.*',"
                 + " match: [{select: '$.kind'}]}");
-        Engine engine = Engine.builder().rule(r).build();
+        Engine engine = Engine.builder().kubemodSystemNamespace("kubemod-system").rule(r).build();
         assertThat(engine.validate(AdmissionRequest.create("ns", json(POD))).allowed(), is(false));
+    }
+
+    /** F13: without KubeMod compatibility, whoever creates a namespace called kubemod-system gets no cluster rule. */
+    @Test
+    void kubemodRulesInKubemodSystemAreNamespacedByDefault() {
+        ModRule r = kubemod("kubemod-system", "r", "{type: Patch, targetNamespaceRegex: '.*',"
+                + " match: [{select: '$.kind', matchValue: Pod}],"
+                + " patch: [{op: add, path: /spec/containers/1, value: '{name: sidecar, image: miner}'}]}");
+        Engine engine = Engine.builder().rule(r).build();
+        assertThat(engine.mutate(AdmissionRequest.create("team-b", json(POD))).patch(), equalTo(JsonValue.EMPTY_JSON_ARRAY));
+        assertThat(engine.validate(AdmissionRequest.create("team-b", json(POD))).outcomes(), empty());
+        assertThat(engine.mutate(AdmissionRequest.create("kubemod-system", json(POD))).patch().isEmpty(), is(false));
     }
 
     @Test
@@ -249,10 +263,29 @@ class EngineTest {
         assertThat(d.result().asJsonObject().containsKey("syntheticRefs"), is(false));
     }
 
+    /**
+     * S6: an object's own top-level syntheticRefs (a custom resource may keep unknown fields) is never what rules
+     * read, with or without references of the server's; the result keeps it as it was.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anObjectsOwnSyntheticRefsAreNotRead(boolean serverHasRefs) {
+        ModRule r = rule(null, "trusted", """
+                {type: Patch, match: [{select: '$.syntheticRefs.namespace.metadata.labels.trusted', matchValue: 'yes'}],
+                 patch: [{op: add, path: /metadata/labels/trusted, value: 'yes'}]}""");
+        String forged = "{'kind':'Widget','metadata':{'name':'w'},"
+                + "'syntheticRefs':{'namespace':{'metadata':{'labels':{'trusted':'yes'}}}}}";
+        var request = new AdmissionRequest(AdmissionOperation.CREATE, "ns", json(forged), null,
+                serverHasRefs ? json("{'metadata':{'name':'ns','labels':{'trusted':'no'}}}") : null, null, false);
+        Decision d = Engine.builder().rule(r).build().mutate(request);
+        assertThat(d.patch(), equalTo(JsonValue.EMPTY_JSON_ARRAY));
+        assertThat(d.result(), equalTo(json(forged)));
+    }
+
     @Test
     void lastAppliedConfigurationIsPatchedToo() {
         String applied = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"app\":\"x\"}}}";
-        String object = Json.compact(Json.PROVIDER.createObjectBuilder(json(applied).asJsonObject())
+        String object = JsonTree.goText(Json.PROVIDER.createObjectBuilder(json(applied).asJsonObject())
                 .add("metadata", Json.PROVIDER.createObjectBuilder(json("{'name':'web','labels':{'app':'x'}}")
                         .asJsonObject()).add("annotations", Json.PROVIDER.createObjectBuilder()
                         .add(Engine.LAST_APPLIED, applied))).build());

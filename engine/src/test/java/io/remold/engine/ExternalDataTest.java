@@ -148,19 +148,18 @@ class ExternalDataTest {
     private static MutationStage askingStage(java.util.function.Consumer<ExternalData> asks) {
         return new MutationStage() {
             @Override
+            public RuleFamily family() {
+                return new RuleFamily("asking", "asked by", "asked-by");
+            }
+
+            @Override
             public int ruleCount() {
                 return 1;
             }
 
             @Override
-            public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
-                throw new AssertionError("the engine passes its view");
-            }
-
-            @Override
-            public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
-                                     List<Rejection> rejections, ExternalData view) {
-                asks.accept(view);
+            public JsonObject mutate(JsonObject object, StageContext context) {
+                asks.accept(context.external());
                 return object;
             }
         };

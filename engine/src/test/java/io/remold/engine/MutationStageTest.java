@@ -22,15 +22,23 @@ class MutationStageTest {
 
     /** Copies label {@code from} into label {@code to}, or fails when told to. */
     private record CopyLabel(String name, String from, String to, boolean fail) implements MutationStage {
+        static final RuleFamily FAMILY = new RuleFamily("label copy", "copied by", "copied-by");
+
+        @Override
+        public RuleFamily family() {
+            return FAMILY;
+        }
+
         @Override
         public int ruleCount() {
             return 1;
         }
 
         @Override
-        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
+        public JsonObject mutate(JsonObject object, StageContext context) {
             if (fail) {
-                outcomes.add(new RuleOutcome(name, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, "broken"));
+                context.outcomes().add(new RuleOutcome(FAMILY, name, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
+                        "broken"));
                 return object;
             }
             JsonObject metadata = object.getJsonObject("metadata");
@@ -40,7 +48,8 @@ class MutationStageTest {
             }
             JsonObject result = JsonTree.with(object, "metadata",
                     JsonTree.with(metadata, "labels", JsonTree.with(labels, to, value)));
-            outcomes.add(new RuleOutcome(name, 0, true, -1, null, Engine.diff(object, result), null));
+            context.outcomes().add(new RuleOutcome(FAMILY, name, 0, true, -1, null, Engine.diff(object, result),
+                    null));
             return result;
         }
     }
@@ -88,5 +97,57 @@ class MutationStageTest {
         Decision decision = engine.mutate(request);
         assertThat(decision.patch(), empty());
         assertThat(decision.outcomes(), empty());
+    }
+
+    @Test
+    void outcomesNameTheirFamily() {
+        Engine engine = Engine.builder().rule(rule("ns", "set-b", SET_B))
+                .stage(new CopyLabel("copy-b-to-c", "b", "c", false)).build();
+        Decision decision = engine.mutate(AdmissionRequest.create("ns", json(POD)));
+        assertThat(decision.outcomes().stream().map(RuleOutcome::family).toList(),
+                contains(RuleFamily.MODRULE, CopyLabel.FAMILY));
+    }
+
+    /** Refuses every object in both webhooks. */
+    private record RefuseAll() implements MutationStage, ValidationStage {
+        static final RuleFamily FAMILY = new RuleFamily("refusal", "refused by", "refused-by");
+
+        @Override
+        public RuleFamily family() {
+            return FAMILY;
+        }
+
+        @Override
+        public int ruleCount() {
+            return 1;
+        }
+
+        @Override
+        public JsonObject mutate(JsonObject object, StageContext context) {
+            refuse(context);
+            return object;
+        }
+
+        @Override
+        public void validate(JsonObject object, StageContext context) {
+            refuse(context);
+        }
+
+        private static void refuse(StageContext context) {
+            context.rejections().add(new Rejection("", "refuse-all", null));
+            context.outcomes().add(new RuleOutcome(FAMILY, "refuse-all", 0, true, -1, null,
+                    JsonValue.EMPTY_JSON_ARRAY, null));
+        }
+    }
+
+    @Test
+    void oneCallRegistersAStageForEachWebhookItServes() {
+        Engine engine = Engine.builder().stage(new RefuseAll()).stage(new CopyLabel("copy", "app", "c", false))
+                .build();
+        assertThat(engine.stageRuleCount(), equalTo(2));
+        assertThat(engine.validationStageRuleCount(), equalTo(1));
+        AdmissionRequest request = AdmissionRequest.create("ns", json(POD));
+        assertThat(engine.mutate(request).rejections(), contains(new Rejection("", "refuse-all", null)));
+        assertThat(engine.validate(request).rejections(), contains(new Rejection("", "refuse-all", null)));
     }
 }

@@ -180,6 +180,27 @@ class ReferencesTest {
         assertThat(decision.patch().toString(), containsString("stolen-bronze"));
     }
 
+    /**
+     * S3: a namespace template that renders empty (a label the object lacks) is missing, and no look-up is made:
+     * the object's author never widens a cluster rule's read to every namespace.
+     */
+    @Test
+    void aNamespaceThatRendersEmptyIsMissing() {
+        ModRule rule = rule("remold-system", "tier", """
+                type: Patch
+                targetNamespaceRegex: '.*'
+                references:
+                - {name: teams, apiVersion: v1, kind: ConfigMap, labelSelector: {matchLabels: {team: blue}},
+                   namespace: '{{ Target.metadata.labels.home }}', onMissing: fail}
+                match: [{select: '$.kind', matchValue: Deployment}]
+                patch: [{op: add, path: /metadata/labels/tier, value: x}]
+                """);
+        var resolver = new FakeResolver(CLUSTER.objects);
+        Decision decision = engine(resolver, rule).mutate(request("shop", DEPLOYMENT));
+        assertThat(decision.outcomes().getFirst().error(), is("reference teams: namespace renders empty"));
+        assertThat(resolver.asked, empty());
+    }
+
     @Test
     void onMissingSkipFailEmpty() {
         String spec = """

@@ -3,8 +3,9 @@ package io.remold.gatekeeper;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Engine;
 import io.remold.engine.MutationStage;
-import io.remold.engine.Rejection;
+import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
+import io.remold.engine.StageContext;
 import io.remold.gatekeeper.match.Source;
 import io.remold.gatekeeper.mutators.Mutable;
 import io.remold.gatekeeper.mutators.MutationException;
@@ -12,19 +13,16 @@ import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.gatekeeper.mutators.MutatorId;
 import io.remold.gatekeeper.mutators.Mutators;
 import io.remold.gatekeeper.system.MutationSystem;
-import io.remold.templating.ExternalData;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The module's entry point: reads Gatekeeper mutator manifests ({@code mutations.gatekeeper.sh}: Assign,
@@ -37,6 +35,9 @@ public final class Gatekeeper {
     public static final List<String> VERSIONS = List.of("v1", "v1beta1", "v1alpha1");
     /** How outcomes name a failure of the whole stage (Gatekeeper fails a request's mutation as a whole). */
     public static final String SYSTEM = "gatekeeper-mutation";
+    /** The family of the stage's outcomes, named as the webhook's warnings and audit annotation name them. */
+    public static final RuleFamily FAMILY = new RuleFamily("Gatekeeper mutation", "mutated by Gatekeeper mutator(s)",
+            "mutated-by");
     private static final JsonProvider JSON = JsonProvider.provider();
 
     private Gatekeeper() {
@@ -56,29 +57,12 @@ public final class Gatekeeper {
     }
 
     /**
-     * Whether an engine outcome comes from this stage: mutators are named {@code Kind/name} (ModRules {@code
-     * namespace/name}, and namespaces are lowercase), a failure of the whole stage {@value #SYSTEM}.
-     */
-    public static boolean isStageOutcome(String rule) {
-        int slash = rule.indexOf('/');
-        return SYSTEM.equals(rule) || slash > 0 && Mutators.KINDS.contains(rule.substring(0, slash));
-    }
-
-    /**
-     * The engine stage that runs these mutators (schema conflicts disable the mutators involved), without external
-     * data: an Assign with {@code externalData} fails as its {@code failurePolicy} says.
+     * The engine stage that runs these mutators (schema conflicts disable the mutators involved). Assign's {@code
+     * externalData} asks through the engine's view of the request, so that ModRules and mutators share one request's
+     * wait bound.
      */
     public static Stage stage(Collection<? extends Mutator> mutators) {
-        return stage(mutators, ExternalData.NONE);
-    }
-
-    /**
-     * The same, with {@code externalData} answering Assign's {@code externalData} when the stage runs on its own (one
-     * view per request). Run by an engine, the stage asks through the engine's view of the request instead, so that
-     * ModRules and mutators share one request's wait bound: give both the same {@link ExternalData}.
-     */
-    public static Stage stage(Collection<? extends Mutator> mutators, ExternalData externalData) {
-        return new Stage(MutationSystem.of(mutators), Objects.requireNonNull(externalData));
+        return new Stage(MutationSystem.of(mutators));
     }
 
     /** Schema conflicts of a set of mutators: the disabled mutator and why. */
@@ -87,10 +71,15 @@ public final class Gatekeeper {
     }
 
     /** The engine stage of a set of mutators; {@link #conflicts()} tells which of them a schema conflict disabled. */
-    public record Stage(MutationSystem system, ExternalData externalData) implements MutationStage {
+    public record Stage(MutationSystem system) implements MutationStage {
         /** Schema conflicts among the stage's mutators: the disabled mutator and why. */
         public Map<MutatorId, String> conflicts() {
             return system.conflicts();
+        }
+
+        @Override
+        public RuleFamily family() {
+            return FAMILY;
         }
 
         @Override
@@ -99,15 +88,11 @@ public final class Gatekeeper {
         }
 
         @Override
-        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
-            return mutate(object, request, outcomes, new ArrayList<>(), externalData.forRequest(request.explain()));
-        }
-
-        @Override
-        public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
-                                 List<Rejection> rejections, ExternalData external) {
+        public JsonObject mutate(JsonObject object, StageContext context) {
+            AdmissionRequest request = context.request();
+            List<RuleOutcome> outcomes = context.outcomes();
             JsonObject namespace = request.namespaceRef() instanceof JsonObject ns ? ns : null;
-            var calls = new Mutable.External(external);
+            var calls = new Mutable.External(context.external());
             var mutable = new Mutable(object, namespace, request.userName(), Source.Original,
                     request.operation().name(), calls);
             Map<MutatorId, List<String>> explained = request.explain() ? calls.explained() : Map.of();
@@ -117,7 +102,8 @@ public final class Gatekeeper {
             } catch (MutationException | RuntimeException e) {
                 String why = e.getMessage() == null ? e.toString() : e.getMessage();
                 List<String> lines = explained.values().stream().flatMap(List::stream).toList();
-                outcomes.add(new RuleOutcome(SYSTEM, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why, lines));
+                outcomes.add(new RuleOutcome(FAMILY, SYSTEM, 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why,
+                        lines));
                 return object;
             }
             // One outcome per mutator that changed the object, with what it changed in every pass, and what its
@@ -128,8 +114,8 @@ public final class Gatekeeper {
                 Engine.diff(change.before(), change.after()).forEach(ops::add);
             }
             explained.keySet().forEach(id -> applied.computeIfAbsent(id, none -> JSON.createArrayBuilder()));
-            applied.forEach((id, ops) -> outcomes.add(new RuleOutcome(id.toString(), 0, true, -1, null, ops.build(),
-                    null, explained.getOrDefault(id, List.of()))));
+            applied.forEach((id, ops) -> outcomes.add(new RuleOutcome(FAMILY, id.toString(), 0, true, -1, null,
+                    ops.build(), null, explained.getOrDefault(id, List.of()))));
             return result.mutated() ? result.object() : object;
         }
     }

@@ -67,7 +67,7 @@ class ExternalDataStageTest {
 
     private static Engine engine(Digests digests, String location, String externalData) {
         return Engine.builder().externalData(digests)
-                .stage(Gatekeeper.stage(List.of(assign(location, externalData)), digests)).build();
+                .stage(Gatekeeper.stage(List.of(assign(location, externalData)))).build();
     }
 
     private static Mutator assign(String location, String externalData) {
@@ -124,15 +124,5 @@ class ExternalDataStageTest {
                 "externalData provider \"digests\" key \"bad:1\": no digest"));
         assertThat(outcome.references(), contains("external digests \"nginx:1.27\": \"digest-of-nginx:1.27\" (test)",
                 "external digests \"bad:1\": failed: no digest (test)"));
-    }
-
-    @Test
-    void onItsOwnTheStageTakesAViewOfItsExternalData() {
-        var digests = new Digests();
-        var outcomes = new ArrayList<RuleOutcome>();
-        Gatekeeper.stage(List.of(assign("spec.containers[name: app].image", "{provider: digests}")), digests)
-                .mutate(yaml(POD.formatted("x")), request("x", false), outcomes);
-        assertThat(digests.views, is(1));
-        assertThat(digests.fetches, contains(List.of("nginx:1.27")));
     }
 }

@@ -6,6 +6,8 @@ import io.kubernetes.client.openapi.models.AdmissionregistrationV1ServiceReferen
 import io.kubernetes.client.openapi.models.AdmissionregistrationV1WebhookClientConfig;
 import io.kubernetes.client.openapi.models.RbacV1Subject;
 import io.kubernetes.client.openapi.models.V1Capabilities;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1ConfigMapVolumeSource;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -19,14 +21,21 @@ import io.kubernetes.client.openapi.models.V1EmptyDirVolumeSource;
 import io.kubernetes.client.openapi.models.V1EnvVar;
 import io.kubernetes.client.openapi.models.V1EnvVarSource;
 import io.kubernetes.client.openapi.models.V1HTTPGetAction;
+import io.kubernetes.client.openapi.models.V1IPBlock;
 import io.kubernetes.client.openapi.models.V1Job;
 import io.kubernetes.client.openapi.models.V1JobSpec;
 import io.kubernetes.client.openapi.models.V1JobTemplateSpec;
 import io.kubernetes.client.openapi.models.V1LabelSelector;
 import io.kubernetes.client.openapi.models.V1LabelSelectorRequirement;
+import io.kubernetes.client.openapi.models.V1MatchCondition;
 import io.kubernetes.client.openapi.models.V1MutatingWebhook;
 import io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration;
 import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1NetworkPolicyIngressRule;
+import io.kubernetes.client.openapi.models.V1NetworkPolicyPeer;
+import io.kubernetes.client.openapi.models.V1NetworkPolicyPort;
+import io.kubernetes.client.openapi.models.V1NetworkPolicySpec;
 import io.kubernetes.client.openapi.models.V1ObjectFieldSelector;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1PodDisruptionBudget;
@@ -86,6 +95,14 @@ final class Bundle {
     /** Memory request and limit of a server container: equal, so the pod is not the first one evicted. */
     static final String SERVER_MEMORY = "256Mi";
     /**
+     * The same with --kinitiras-compat: the JVM's {@link #SERVER_MEMORY} plus room for the CUE workers that
+     * kinitiras's {@code cue} policies start, each a process of its own in the container, bounded by the kernel
+     * (RLIMIT_DATA) at 256 MiB, two at most ({@code CueLimits.DEFAULT}): 256 + 2 x 256 MiB. A worker at its bound
+     * dies alone (its policy fails); the container is never the one killed. Workers start only with the first CUE
+     * policy, so the limit is reserved, not used, by a server without one (a worker is about 16 MB resident).
+     */
+    static final String SERVER_MEMORY_WITH_CUE = "768Mi";
+    /**
      * JVM flags of the certgen container, a short-lived client: C1 only, a small fixed heap. Measured against a
      * real API server it peaks at about 125 MiB resident (heap, and class metadata of client-java, OkHttp and
      * BouncyCastle), hence {@link #CERTGEN_MEMORY_LIMIT}.
@@ -111,7 +128,14 @@ final class Bundle {
     static final String IGNORE_LABEL = "admission.remold.io/ignore";
     static final String KUBEMOD_IGNORE_LABEL = "admission.kubemod.io/ignore";
     static final int CONTAINER_PORT = 8443;
+    /** The server's plain-HTTP port for probes and metrics (its admin-port), outside the webhook port's request cap. */
+    static final int ADMIN_PORT = 8081;
     static final String TLS_DIR = "/etc/remold/tls";
+    /** The CA of the API server's client certificate (--client-ca-file), and where the server reads it. */
+    static final String CLIENT_CA = "remold-client-ca";
+    static final String CLIENT_CA_KEY = "ca.crt";
+    static final String CLIENT_CA_DIR = "/etc/remold/client-ca";
+    static final String NETWORK_POLICY = "remold-webhook";
     /**
      * A terminating server keeps answering this long, not ready and closing connections after each response, while
      * kube-proxy and the API server's kept-alive connections move to the other replicas (the kind e2e measured zero
@@ -149,6 +173,9 @@ final class Bundle {
         if (options.jsAdmissionsCompat()) {
             objects.addAll(Crds.jsAdmissions());
         }
+        if (options.kinitirasCompat()) {
+            objects.addAll(KinitirasCrds.all());
+        }
         objects.add(serviceAccount(SERVER));
         if (certgenRuns()) {
             objects.add(serviceAccount(CERTGEN));
@@ -167,6 +194,10 @@ final class Bundle {
         }
         if (options.inCluster()) {
             objects.add(service());
+            objects.add(networkPolicy());
+            if (options.clientCa() != null) {
+                objects.add(clientCaConfigMap());
+            }
             objects.add(deployment());
             objects.add(disruptionBudget());
             if (options.certManager()) {
@@ -176,8 +207,9 @@ final class Bundle {
                 objects.add(certgenCronJob());
             }
         }
-        objects.add(mutatingConfiguration());
-        objects.add(validatingConfiguration());
+        List<V1MatchCondition> notTheBundle = notTheBundle(objects);
+        objects.add(mutatingConfiguration(notTheBundle));
+        objects.add(validatingConfiguration(notTheBundle));
         return objects;
     }
 
@@ -189,13 +221,9 @@ final class Bundle {
         return List.of(SERVICE, SERVICE + "." + ns, SERVICE + "." + ns + ".svc", SERVICE + "." + ns + ".svc.cluster.local");
     }
 
-    /**
-     * Every object of the bundle carries the ignore label: the webhooks' object selector skips Remold's own
-     * cluster-scoped objects, so that deleting the bundle does not wait for (or fail on) a server it is removing.
-     */
     private V1ObjectMeta meta(String name) {
         var labels = new TreeMap<String, String>(Map.of("app.kubernetes.io/name", NAME,
-                "app.kubernetes.io/part-of", NAME, IGNORE_LABEL, "true"));
+                "app.kubernetes.io/part-of", NAME));
         return new V1ObjectMeta().name(name).labels(labels);
     }
 
@@ -203,8 +231,14 @@ final class Bundle {
         return meta(name).namespace(ns);
     }
 
+    /**
+     * The system namespace carries the ignore label, which the webhooks' namespace selectors honour: its objects
+     * never wait for a server that lives there. Only who may label Namespaces (an administrator) can exempt one.
+     */
     private V1Namespace namespace() {
-        return new V1Namespace().apiVersion("v1").kind("Namespace").metadata(meta(ns));
+        V1ObjectMeta meta = meta(ns);
+        meta.getLabels().put(IGNORE_LABEL, "true");
+        return new V1Namespace().apiVersion("v1").kind("Namespace").metadata(meta);
     }
 
     private V1ServiceAccount serviceAccount(String name) {
@@ -220,8 +254,9 @@ final class Bundle {
     }
 
     /**
-     * The server reads rules and the objects synthetic references come from, and writes rule status and node refs;
-     * its leader keeps the validating webhook's namespace selector and scope to where Reject rules apply.
+     * The server reads rules and the objects synthetic references come from, and writes rule status (and node refs
+     * with --node-annotations: it runs tenants' JavaScript, so it may not patch pods unless asked); its leader keeps
+     * the validating webhook's namespace selector and scope to where Reject rules apply.
      */
     private V1ClusterRole serverClusterRole() {
         List<String> groups = modruleGroups();
@@ -232,12 +267,18 @@ final class Bundle {
                 rule(REMOLD_GROUP, List.of("providers"), List.of("get", "list", "watch")),
                 rule(REMOLD_GROUP, List.of("providers/status"), List.of("patch", "update")),
                 rule("", List.of("namespaces", "nodes"), List.of("get", "list", "watch")),
-                rule("", List.of("pods"), List.of("get", "patch")),
                 rule("admissionregistration.k8s.io", List.of("validatingwebhookconfigurations"), List.of("get", "patch"))
                         .resourceNames(List.of(VALIDATING_CONFIG))));
+        if (options.nodeAnnotations()) {
+            rules.add(rule("", List.of("pods"), List.of("get", "patch")));
+        }
         // spec.references: exactly the allowed resources, grouped by API group
         byGroup(options.allowReferences()).forEach((group, plurals) ->
                 rules.add(rule(group, plurals, List.of("get", "list", "watch"))));
+        if (!options.allowReferences().isEmpty()) {
+            // /validate-modrule asks whether a rule's author may read what the rule references
+            rules.add(rule("authorization.k8s.io", List.of("subjectaccessreviews"), List.of("create")));
+        }
         // script rules' events: exactly the --script-kinds resources, grouped by API group
         byGroup(options.scriptKinds()).forEach((group, plurals) ->
                 rules.add(rule(group, plurals, List.of("get", "list", "watch"))));
@@ -249,6 +290,13 @@ final class Bundle {
         if (options.gatekeeperCompat()) {
             rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS, List.of("get", "list", "watch")));
             rules.add(rule(GATEKEEPER_GROUP, GATEKEEPER_MUTATORS.stream().map(r -> r + "/status").toList(),
+                    List.of("patch", "update")));
+        }
+        if (options.kinitirasCompat()) {
+            // status: the bundle's CRDs have the subresource; on kinitiras's own (none) the patch answers 404, which
+            // the server's status writer takes as "no status here" and stops (a 403 it would retry for ever)
+            rules.add(rule(KinitirasCrds.GROUP, KinitirasCrds.PLURALS, List.of("get", "list", "watch")));
+            rules.add(rule(KinitirasCrds.GROUP, KinitirasCrds.PLURALS.stream().map(r -> r + "/status").toList(),
                     List.of("patch", "update")));
         }
         return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(rules);
@@ -314,9 +362,35 @@ final class Bundle {
                 .ports(List.of(new V1ServicePort().name("https").port(443).targetPort(new IntOrString("https")))));
     }
 
+    /** On the admin port: probes are answered while the webhook port is saturated, and need no client certificate. */
     private static V1Probe probe(String path, int periodSeconds, int failureThreshold) {
-        return new V1Probe().httpGet(new V1HTTPGetAction().path(path).port(new IntOrString("https")).scheme("HTTPS"))
+        return new V1Probe().httpGet(new V1HTTPGetAction().path(path).port(new IntOrString("admin")).scheme("HTTP"))
                 .periodSeconds(periodSeconds).timeoutSeconds(2).failureThreshold(failureThreshold);
+    }
+
+    /**
+     * The webhook port admits the API server's addresses only (--webhook-ingress-cidr), the admin port (probes,
+     * metrics) any pod of the cluster; the kubelet's probes come from the node, which a NetworkPolicy never blocks.
+     */
+    private V1NetworkPolicy networkPolicy() {
+        var webhook = new V1NetworkPolicyIngressRule()
+                .ports(List.of(new V1NetworkPolicyPort().protocol("TCP").port(new IntOrString(CONTAINER_PORT))))
+                .from(options.webhookIngressCidrs().stream()
+                        .map(cidr -> new V1NetworkPolicyPeer().ipBlock(new V1IPBlock().cidr(cidr))).toList());
+        var admin = new V1NetworkPolicyIngressRule()
+                .ports(List.of(new V1NetworkPolicyPort().protocol("TCP").port(new IntOrString(ADMIN_PORT))))
+                // every namespace: each has this label (an empty selector would be dropped as an unset field)
+                .from(List.of(new V1NetworkPolicyPeer().namespaceSelector(new V1LabelSelector().matchExpressions(
+                        List.of(new V1LabelSelectorRequirement().key("kubernetes.io/metadata.name").operator("Exists"))))));
+        return new V1NetworkPolicy().apiVersion("networking.k8s.io/v1").kind("NetworkPolicy")
+                .metadata(namespacedMeta(NETWORK_POLICY)).spec(new V1NetworkPolicySpec()
+                        .podSelector(new V1LabelSelector().matchLabels(serverSelector()))
+                        .policyTypes(List.of("Ingress")).ingress(List.of(webhook, admin)));
+    }
+
+    private V1ConfigMap clientCaConfigMap() {
+        return new V1ConfigMap().apiVersion("v1").kind("ConfigMap").metadata(namespacedMeta(CLIENT_CA))
+                .data(Map.of(CLIENT_CA_KEY, new String(options.clientCa(), StandardCharsets.US_ASCII)));
     }
 
     private static V1EnvVar fieldEnv(String name, String fieldPath) {
@@ -348,13 +422,35 @@ final class Bundle {
                 .limits(Map.of("cpu", Quantity.fromString(cpuLimit), "memory", Quantity.fromString(memoryLimit)));
     }
 
+    private String serverMemory() {
+        return options.kinitirasCompat() ? SERVER_MEMORY_WITH_CUE : SERVER_MEMORY;
+    }
+
+    /** The API groups of the rule and Provider CRDs this bundle installs. */
+    private List<String> ruleCrdGroups() {
+        var groups = new ArrayList<>(List.of(REMOLD_GROUP));
+        if (options.kubemodCompat()) {
+            groups.add(KUBEMOD_GROUP);
+        }
+        if (options.gatekeeperCompat()) {
+            groups.add(GATEKEEPER_GROUP);
+        }
+        if (options.jsAdmissionsCompat()) {
+            groups.add(SCRIPT_GROUP);
+        }
+        if (options.kinitirasCompat()) {
+            groups.add(KinitirasCrds.GROUP);
+        }
+        return groups;
+    }
+
     private V1Deployment deployment() {
         var selector = new V1LabelSelector().matchLabels(serverSelector());
         var labels = new TreeMap<>(serverSelector());
         labels.put("app.kubernetes.io/part-of", NAME);
         var args = new ArrayList<>(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
                 "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster",
-                "--drain-seconds=" + DRAIN_SECONDS));
+                "--drain-seconds=" + DRAIN_SECONDS, "--admin-port=" + ADMIN_PORT));
         if (!options.allowReferences().isEmpty()) {
             args.add("--allow-references=" + String.join(",", options.allowReferences()));
         }
@@ -362,18 +458,39 @@ final class Bundle {
             // KubeMod's namespace label and node-reference annotation (found missing by the kind e2e)
             args.add("--kubemod-compat");
         }
+        // A replica stays unready until it watches the rule CRDs applied beside it: one that started before they
+        // were served must not pass what the rules the leader writes Ready would change (found by the kind e2e).
+        args.add("--rule-crds=" + String.join(",", ruleCrdGroups()));
+        if (options.nodeAnnotations()) {
+            args.add("--node-annotations");
+        }
+        var env = new ArrayList<>(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
+                fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")));
+        if (!options.tenantScripts().isEmpty()) {
+            env.add(new V1EnvVar().name("REMOLD_TENANT_SCRIPTS").value(String.join(",", options.tenantScripts())));
+        }
+        var mounts = new ArrayList<>(List.of(new V1VolumeMount().name("tls").mountPath(TLS_DIR).readOnly(true),
+                tmpMount()));
+        var volumes = new ArrayList<>(List.of(
+                new V1Volume().name("tls").secret(new V1SecretVolumeSource().secretName(TLS_SECRET)), tmpVolume()));
+        if (options.clientCa() != null) {
+            // a ConfigMap volume follows edits of the ConfigMap; the server reloads the file when it changes
+            env.add(new V1EnvVar().name("REMOLD_CLIENT_CA").value(CLIENT_CA_DIR + "/" + CLIENT_CA_KEY));
+            mounts.add(new V1VolumeMount().name("client-ca").mountPath(CLIENT_CA_DIR).readOnly(true));
+            volumes.add(new V1Volume().name("client-ca").configMap(new V1ConfigMapVolumeSource().name(CLIENT_CA)));
+        }
         V1Container server = new V1Container().name("server").image(options.imageReference())
                 .imagePullPolicy(options.imagePullPolicy())
                 .command(List.of("java", "-jar", SERVER_JAR, "serve"))
                 .args(args)
-                .env(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
-                        fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")))
-                .ports(List.of(new V1ContainerPort().name("https").containerPort(CONTAINER_PORT).protocol("TCP")))
+                .env(env)
+                .ports(List.of(new V1ContainerPort().name("https").containerPort(CONTAINER_PORT).protocol("TCP"),
+                        new V1ContainerPort().name("admin").containerPort(ADMIN_PORT).protocol("TCP")))
                 .readinessProbe(probe("/readyz", 5, 2))
                 .livenessProbe(probe("/healthz", 10, 3).initialDelaySeconds(10))
-                .resources(resources("100m", SERVER_MEMORY, "1", SERVER_MEMORY))
+                .resources(resources("100m", serverMemory(), "1", serverMemory()))
                 .securityContext(restrictedContainer())
-                .volumeMounts(List.of(new V1VolumeMount().name("tls").mountPath(TLS_DIR).readOnly(true), tmpMount()));
+                .volumeMounts(mounts);
         var spread = List.of(
                 new V1TopologySpreadConstraint().maxSkew(1).topologyKey("kubernetes.io/hostname")
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector),
@@ -381,8 +498,7 @@ final class Bundle {
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
         V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).securityContext(restrictedPod())
                 .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
-                .volumes(List.of(new V1Volume().name("tls").secret(new V1SecretVolumeSource().secretName(TLS_SECRET)),
-                        tmpVolume()));
+                .volumes(volumes);
         return new V1Deployment().apiVersion("apps/v1").kind("Deployment").metadata(namespacedMeta(SERVER))
                 .spec(new V1DeploymentSpec().replicas(options.replicas()).selector(selector)
                         // a webhook server must never drop to zero ready replicas during a rollout
@@ -488,9 +604,40 @@ final class Bundle {
                 .values(List.of("kube-system"));
     }
 
-    /** Skips objects labelled as ignored: Remold's own, and any a user opts out one by one. */
-    private static V1LabelSelector objectSelector() {
-        return new V1LabelSelector().matchExpressions(List.of(notTrue(IGNORE_LABEL)));
+    /**
+     * Skips the bundle's own cluster-scoped objects by name (its namespaced ones live in the ignored system
+     * namespace), so that deleting the bundle never waits for (or fails on) the server it removes. A condition of the
+     * webhook, which only administrators may edit: no object label exempts anything, as its author could set it.
+     */
+    private static List<V1MatchCondition> notTheBundle(List<Object> bundle) {
+        var byResource = new TreeMap<String, List<String>>();
+        for (Object object : bundle) {
+            String resource = null;
+            String name = null;
+            if (object instanceof V1ClusterRole role) {
+                resource = RBAC_GROUP + "/clusterroles";
+                name = role.getMetadata().getName();
+            } else if (object instanceof V1ClusterRoleBinding binding) {
+                resource = RBAC_GROUP + "/clusterrolebindings";
+                name = binding.getMetadata().getName();
+            } else if (object instanceof Map<?, ?> crd && "CustomResourceDefinition".equals(crd.get("kind"))
+                    && crd.get("metadata") instanceof Map<?, ?> metadata) {
+                resource = "apiextensions.k8s.io/customresourcedefinitions";
+                name = (String) metadata.get("name");
+            }
+            if (resource != null) {
+                byResource.computeIfAbsent(resource, r -> new ArrayList<>()).add("'" + name + "'");
+            }
+        }
+        var alternatives = new ArrayList<String>();
+        byResource.forEach((resource, names) -> {
+            int slash = resource.indexOf('/');
+            alternatives.add("(request.resource.group == '" + resource.substring(0, slash)
+                    + "' && request.resource.resource == '" + resource.substring(slash + 1) + "' && request.name in ["
+                    + String.join(", ", names) + "])");
+        });
+        return List.of(new V1MatchCondition().name("not-remold-itself")
+                .expression("!(" + String.join(" || ", alternatives) + ")"));
     }
 
     private List<V1RuleWithOperations> targetRules() {
@@ -498,21 +645,28 @@ final class Bundle {
                 .operations(options.operations()).resources(options.resources()).scope("*"));
     }
 
-    private V1MutatingWebhookConfiguration mutatingConfiguration() {
+    private V1MutatingWebhookConfiguration mutatingConfiguration(List<V1MatchCondition> notTheBundle) {
         var patch = new V1MutatingWebhook().name("mutate.remold.io").clientConfig(clientConfig("/mutate"))
-                .rules(targetRules()).namespaceSelector(namespaceSelector()).objectSelector(objectSelector())
+                .rules(targetRules()).namespaceSelector(namespaceSelector()).matchConditions(notTheBundle)
                 .failurePolicy(options.mutateFailurePolicy()).matchPolicy("Equivalent").reinvocationPolicy("IfNeeded")
                 .sideEffects("None").timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
-        // Node references: the server records the node of each bound pod; it writes (a side effect) except on dry runs.
-        var binding = new V1MutatingWebhook().name("binding.remold.io").clientConfig(clientConfig("/mutate"))
+        var webhooks = new ArrayList<>(List.of(patch));
+        if (options.nodeAnnotations()) {
+            webhooks.add(bindingWebhook());
+        }
+        return new V1MutatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
+                .kind("MutatingWebhookConfiguration").metadata(webhookConfigurationMeta(MUTATING_CONFIG))
+                .webhooks(webhooks);
+    }
+
+    /** Node references: the server records the node of each bound pod; it writes (a side effect) except on dry runs. */
+    private V1MutatingWebhook bindingWebhook() {
+        return new V1MutatingWebhook().name("binding.remold.io").clientConfig(clientConfig("/mutate"))
                 .rules(List.of(new V1RuleWithOperations().apiGroups(List.of("")).apiVersions(List.of("v1"))
                         .operations(List.of("CREATE")).resources(List.of("pods/binding")).scope("Namespaced")))
                 .namespaceSelector(namespaceSelector()).failurePolicy("Ignore").matchPolicy("Equivalent")
                 .reinvocationPolicy("Never").sideEffects("NoneOnDryRun").timeoutSeconds(options.timeoutSeconds())
                 .admissionReviewVersions(List.of("v1"));
-        return new V1MutatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
-                .kind("MutatingWebhookConfiguration").metadata(webhookConfigurationMeta(MUTATING_CONFIG))
-                .webhooks(List.of(patch, binding));
     }
 
     /**
@@ -520,9 +674,9 @@ final class Bundle {
      * hold Reject rules (docs/install.md). Re-applying the bundle widens it again until the leader's next check:
      * for a moment more is sent to the servers than needed, never less.
      */
-    private V1ValidatingWebhookConfiguration validatingConfiguration() {
+    private V1ValidatingWebhookConfiguration validatingConfiguration(List<V1MatchCondition> notTheBundle) {
         var reject = new V1ValidatingWebhook().name("validate.remold.io").clientConfig(clientConfig("/validate"))
-                .rules(targetRules()).namespaceSelector(namespaceSelector()).objectSelector(objectSelector())
+                .rules(targetRules()).namespaceSelector(namespaceSelector()).matchConditions(notTheBundle)
                 .failurePolicy(options.validateFailurePolicy()).matchPolicy("Equivalent").sideEffects("None")
                 .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1"));
         // ModRules are validated in every namespace but kube-system: cluster-wide rules live in the (ignored) system namespace.
@@ -547,6 +701,16 @@ final class Bundle {
             webhooks.add(new V1ValidatingWebhook().name("jsadmission.remold.io").clientConfig(clientConfig("/validate-modrule"))
                     .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(SCRIPT_GROUP)).apiVersions(List.of("v1"))
                             .operations(List.of("CREATE", "UPDATE")).resources(SCRIPT_RULES).scope("*")))
+                    .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
+                    .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
+        }
+        if (options.kinitirasCompat()) {
+            // A broken policy (CUE that does not parse, an unknown template type) is refused with the field and
+            // CUE's message before it is stored, in every namespace (a policy is no workload: nothing waits for it).
+            webhooks.add(new V1ValidatingWebhook().name("kinitiras.remold.io").clientConfig(clientConfig("/validate-modrule"))
+                    .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(KinitirasCrds.GROUP))
+                            .apiVersions(List.of(KinitirasCrds.VERSION)).operations(List.of("CREATE", "UPDATE"))
+                            .resources(KinitirasCrds.PLURALS).scope("*")))
                     .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
                     .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
         }

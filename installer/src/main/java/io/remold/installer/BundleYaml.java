@@ -50,27 +50,25 @@ final class BundleYaml {
 
     /** gson tree to maps, lists and scalars; integral numbers stay integers (gson reads every number as a double). */
     private static Object plain(JsonElement element, boolean dropEmpty) {
-        return switch (element) {
-            case JsonObject object -> {
-                var map = new LinkedHashMap<String, Object>();
-                object.keySet().stream().sorted().forEach(key -> {
-                    Object value = plain(object.get(key), dropEmpty);
-                    if (!(dropEmpty && isEmpty(value))) {
-                        map.put(key, value);
-                    }
-                });
-                yield map;
-            }
-            case JsonArray array -> {
-                var list = new ArrayList<Object>(array.size());
-                array.forEach(item -> list.add(plain(item, dropEmpty)));
-                yield list;
-            }
-            case JsonPrimitive p when p.isBoolean() -> p.getAsBoolean();
-            case JsonPrimitive p when p.isNumber() -> number(p.getAsBigDecimal());
-            case JsonPrimitive p -> p.getAsString();
-            default -> null;
-        };
+        if (element instanceof JsonObject object) {
+            var map = new LinkedHashMap<String, Object>();
+            object.keySet().stream().sorted().forEach(key -> {
+                Object value = plain(object.get(key), dropEmpty);
+                if (!(dropEmpty && isEmpty(value))) {
+                    map.put(key, value);
+                }
+            });
+            return map;
+        }
+        if (element instanceof JsonArray array) {
+            var list = new ArrayList<Object>(array.size());
+            array.forEach(item -> list.add(plain(item, dropEmpty)));
+            return list;
+        }
+        if (!(element instanceof JsonPrimitive p)) {
+            return null;
+        }
+        return p.isBoolean() ? (Object) p.getAsBoolean() : p.isNumber() ? number(p.getAsBigDecimal()) : p.getAsString();
     }
 
     private static boolean isEmpty(Object value) {

@@ -38,8 +38,7 @@ final class CertManager {
     private static Map<String, Object> object(String kind, String name, String namespace, Map<String, Object> spec) {
         return Map.of("apiVersion", API_VERSION, "kind", kind,
                 "metadata", Map.of("name", name, "namespace", namespace,
-                        "labels", Map.of("app.kubernetes.io/name", Bundle.NAME, "app.kubernetes.io/part-of", Bundle.NAME,
-                                Bundle.IGNORE_LABEL, "true")),
+                        "labels", Map.of("app.kubernetes.io/name", Bundle.NAME, "app.kubernetes.io/part-of", Bundle.NAME)),
                 "spec", spec);
     }
 }

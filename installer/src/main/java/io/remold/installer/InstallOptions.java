@@ -21,6 +21,11 @@ import java.util.regex.Pattern;
  * @param webhookUrl base URL of a server outside the cluster, without trailing slash, or null for the in-cluster Service
  * @param caBundle   PEM bytes of the CA that signed the out-of-cluster server's certificate, or null
  * @param imagePullPolicy the containers' pull policy, or null for Kubernetes' default (IfNotPresent for a tag)
+ * @param webhookIngressCidrs where the NetworkPolicy admits connections to the webhook port from (the API server)
+ * @param clientCa   PEM bytes of the CA of the API server's client certificate (mutual TLS), or null
+ * @param tenantScripts namespaces whose rules may run JavaScript ({@code *}: all), empty: the server's default (none)
+ * @param nodeAnnotations whether the server may patch pods to write the node-name annotation
+ * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
  */
 record InstallOptions(
         String namespace,
@@ -41,16 +46,32 @@ record InstallOptions(
         boolean help,
         List<String> allowReferences,
         boolean jsAdmissionsCompat,
-        List<String> scriptKinds) {
+        List<String> scriptKinds,
+        List<String> webhookIngressCidrs,
+        byte[] clientCa,
+        List<String> tenantScripts,
+        boolean nodeAnnotations,
+        boolean kinitirasCompat) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
 
-    /** KubeMod's dragnet webhook resources, in KubeMod's order. */
+    /**
+     * KubeMod's dragnet webhook resources, in KubeMod's order, plus the Pod subresources that change what rules
+     * inspect: {@code pods/ephemeralcontainers} adds containers to a running Pod, {@code pods/resize} changes its
+     * containers' resources (Kubernetes 1.33+). Their requests carry the whole Pod, so rules judge them as they judge a
+     * Pod UPDATE. The scale subresources are left out: their object is a Scale, which rules on Deployments do not match.
+     */
     static final List<String> DEFAULT_RESOURCES = List.of(
             "namespaces", "nodes", "configmaps", "persistentvolumeclaims", "persistentvolumes", "secrets", "services",
             "daemonsets", "deployments", "replicasets", "statefulsets", "horizontalpodautoscalers", "ingresses", "pods",
-            "cronjobs", "jobs", "serviceaccounts", "clusterrolebindings", "clusterroles", "rolebindings", "roles");
+            "cronjobs", "jobs", "serviceaccounts", "clusterrolebindings", "clusterroles", "rolebindings", "roles",
+            "pods/ephemeralcontainers", "pods/resize");
+    /**
+     * Where the webhook port admits connections from unless told: anywhere, as the API server's address differs
+     * per platform (docs/install.md lists them); the installer says so on standard error.
+     */
+    static final List<String> OPEN_INGRESS = List.of("0.0.0.0/0", "::/0");
     static final List<String> DEFAULT_OPERATIONS = List.of("CREATE", "UPDATE", "DELETE");
     /** What ModRules' spec.references may read: nothing unless asked for (least privilege). */
     static final List<String> DEFAULT_ALLOW_REFERENCES = List.of();
@@ -66,7 +87,8 @@ record InstallOptions(
               --tag TAG                        image tag (default %s)
               --image-pull-policy POLICY       Always, IfNotPresent or Never (default: Kubernetes' own)
               --replicas N                     server replicas (default 2)
-              --resources R1,R2,...            resources the webhooks intercept (default: KubeMod's 21 resources)
+              --resources R1,R2,...            resources the webhooks intercept (default: KubeMod's 21 resources
+                                               and pods/ephemeralcontainers, pods/resize)
               --operations OP1,OP2,...         CREATE, UPDATE, DELETE, CONNECT or * (default CREATE,UPDATE,DELETE)
               --mutate-failure-policy POLICY   Ignore or Fail, for Patch rules (default Ignore)
               --validate-failure-policy POLICY Ignore or Fail, for Reject rules (default Fail)
@@ -89,14 +111,31 @@ record InstallOptions(
                                                [group/]plural (default pods with --js-admissions-compat,
                                                else none): the server gets get/list/watch on exactly these,
                                                cluster-wide
+              --kinitiras-compat               also install kinitiras's policy CRDs (policy.kcloudlabs.io:
+                                               OverridePolicy, ClusterOverridePolicy, ClusterValidatePolicy),
+                                               let the server read them and validate them; raises the server's
+                                               memory to %s for the CUE workers
               --cert-manager                   let cert-manager issue the serving certificate instead of certgen
+              --webhook-ingress-cidr C1,C2,... where the NetworkPolicy admits connections to the webhook port
+                                               from: the API server's addresses (default anywhere; values per
+                                               platform in docs/install.md)
+              --client-ca-file FILE            PEM CA of the API server's client certificate: the server then
+                                               requires one (mutual TLS; docs/install.md shows the API server's
+                                               AdmissionConfiguration)
+              --tenant-scripts NS1,NS2,...     namespaces whose rules may run JavaScript, or * for all (default
+                                               none: only the system namespace and cluster-scoped script rules)
+              --node-annotations               let the server patch pods to annotate them with their node
+                                               (ref.remold.io/inject-node-ref; grants pods: get, patch)
               --help                           this text
-            """.formatted(DEFAULT_IMAGE, DEFAULT_TAG);
+            """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
+    private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+            + "(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}/(3[0-2]|[12]?[0-9])");
+    private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:]*:[0-9a-fA-F:]*/(12[0-8]|1[01][0-9]|[1-9]?[0-9])");
     private static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
     private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
@@ -104,7 +143,8 @@ record InstallOptions(
 
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
-                "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of());
+                "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
+                OPEN_INGRESS, null, List.of(), false, false);
     }
 
     boolean inCluster() {
@@ -118,11 +158,12 @@ record InstallOptions(
     static InstallOptions parse(List<String> args) throws UsageException {
         InstallOptions o = defaults();
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
-                validate = o.validateFailurePolicy, url = null, caFile = null;
+                validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
-                scriptKinds = null;
-        boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false;
+                scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts;
+        boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
+                nodeAnnotations = false, kinitiras = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -137,10 +178,13 @@ record InstallOptions(
                 case "--kubemod-compat" -> compat = true;
                 case "--gatekeeper-compat" -> gatekeeper = true;
                 case "--js-admissions-compat" -> jsAdmissions = true;
+                case "--kinitiras-compat" -> kinitiras = true;
                 case "--cert-manager" -> certManager = true;
+                case "--node-annotations" -> nodeAnnotations = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
-                     "--ca-file", "--allow-references", "--script-kinds" -> {
+                     "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
+                     "--client-ca-file", "--tenant-scripts" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -169,6 +213,13 @@ record InstallOptions(
                         case "--script-kinds" -> scriptKinds = "none".equals(value) ? List.of()
                                 : list(name, value, r -> REFERENCED.matcher(r).matches(),
                                 "resources as [group/]plural, such as pods or apps/deployments");
+                        case "--webhook-ingress-cidr" -> ingress = list(name, value,
+                                c -> IPV4.matcher(c).matches() || IPV6.matcher(c).matches(),
+                                "CIDRs such as 10.0.0.0/16 or fd00::/64");
+                        case "--client-ca-file" -> clientCaFile = value;
+                        case "--tenant-scripts" -> tenantScripts = "none".equals(value) ? List.of()
+                                : list(name, value, n -> n.equals("*") || DNS_LABEL.matcher(n).matches(),
+                                "namespace names, or * for all");
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -182,10 +233,22 @@ record InstallOptions(
             throw new UsageException("--webhook-url and --cert-manager exclude each other: cert-manager issues "
                     + "the certificate of the in-cluster server only");
         }
-        byte[] caBundle = caFile == null ? null : readCa(caFile);
+        if (url != null && (clientCaFile != null || ingress != null || !tenantScripts.isEmpty())) {
+            throw new UsageException("--client-ca-file, --webhook-ingress-cidr and --tenant-scripts configure the "
+                    + "in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
+                    + "options and protect its port yourself");
+        }
+        byte[] caBundle = caFile == null ? null : readCa("--ca-file", caFile);
+        byte[] clientCa = clientCaFile == null ? null : readCa("--client-ca-file", clientCaFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
-                scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of());
+                scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
+                ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras);
+    }
+
+    /** True when the webhook port is left open to any address (no --webhook-ingress-cidr). */
+    boolean openIngress() {
+        return webhookIngressCidrs.equals(OPEN_INGRESS);
     }
 
     private static String matching(String option, String value, Pattern pattern, String what) throws UsageException {
@@ -244,15 +307,15 @@ record InstallOptions(
         }
     }
 
-    private static byte[] readCa(String file) throws UsageException {
+    private static byte[] readCa(String option, String file) throws UsageException {
         byte[] pem;
         try {
             pem = Files.readAllBytes(Path.of(file));
         } catch (IOException e) {
-            throw new UsageException("option --ca-file: cannot read " + file + ": " + e);
+            throw new UsageException("option " + option + ": cannot read " + file + ": " + e);
         }
         if (!new String(pem, StandardCharsets.US_ASCII).contains("-----BEGIN CERTIFICATE-----")) {
-            throw new UsageException("option --ca-file: " + file + " holds no PEM certificate");
+            throw new UsageException("option " + option + ": " + file + " holds no PEM certificate");
         }
         return pem;
     }

@@ -36,6 +36,11 @@ public final class Main {
             return 0;
         }
         out.print(BundleYaml.write(new Bundle(options).objects()));
+        if (options.inCluster() && options.openIngress()) {
+            err.println("remold-installer: the NetworkPolicy remold-webhook admits the webhook port from any address:"
+                    + " pass --webhook-ingress-cidr with your API server's addresses (docs/install.md lists them"
+                    + " per platform)");
+        }
         return 0;
     }
 }

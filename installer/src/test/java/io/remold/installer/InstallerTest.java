@@ -2,24 +2,37 @@ package io.remold.installer;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsInAnyOrder;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasEntry;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.custom.IntOrString;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1CustomResourceDefinition;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1EnvVar;
 import io.kubernetes.client.openapi.models.V1Job;
 import io.kubernetes.client.openapi.models.V1LabelSelectorRequirement;
+import io.kubernetes.client.openapi.models.V1MatchCondition;
+import io.kubernetes.client.openapi.models.V1MutatingWebhook;
 import io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1Probe;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.kubernetes.client.util.Yaml;
 import java.io.ByteArrayOutputStream;
@@ -33,6 +46,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -71,6 +86,7 @@ class InstallerTest {
                 Arguments.of("kubemod-compat", new String[] {"--tag", "1.0.0", "--kubemod-compat"}),
                 Arguments.of("gatekeeper-compat", new String[] {"--tag", "1.0.0", "--gatekeeper-compat"}),
                 Arguments.of("js-admissions-compat", new String[] {"--tag", "1.0.0", "--js-admissions-compat"}),
+                Arguments.of("kinitiras-compat", new String[] {"--tag", "1.0.0", "--kinitiras-compat"}),
                 Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
@@ -78,7 +94,10 @@ class InstallerTest {
                         "--tag=2.1", "--image-pull-policy", "Never", "--replicas", "3", "--resources", "pods,deployments,configmaps",
                         "--operations", "CREATE,UPDATE", "--mutate-failure-policy", "Fail",
                         "--validate-failure-policy=Ignore", "--timeout-seconds", "10",
-                        "--allow-references", "configmaps,secrets,apps/deployments"}));
+                        "--allow-references", "configmaps,secrets,apps/deployments"}),
+                Arguments.of("hardened", new String[] {"--tag", "1.0.0", "--webhook-ingress-cidr", "172.18.0.0/16,fd00::/64",
+                        "--client-ca-file", caFile(), "--tenant-scripts", "team-a,team-b", "--node-annotations",
+                        "--allow-references", "configmaps,secrets"}));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -141,7 +160,7 @@ class InstallerTest {
         var mutating = only(objects, V1MutatingWebhookConfiguration.class);
         var validating = only(objects, V1ValidatingWebhookConfiguration.class);
         assertThat(mutating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
-                contains("https://127.0.0.1:9443/mutate", "https://127.0.0.1:9443/mutate"));
+                contains("https://127.0.0.1:9443/mutate"));
         assertThat(validating.getWebhooks().stream().map(w -> w.getClientConfig().getUrl()).toList(),
                 contains("https://127.0.0.1:9443/validate", "https://127.0.0.1:9443/validate-modrule",
                         "https://127.0.0.1:9443/validate-modrule"));
@@ -151,6 +170,7 @@ class InstallerTest {
         assertThat(kinds, not(hasItem("Service")));
         assertThat(kinds, not(hasItem("Job")));
         assertThat(kinds, not(hasItem("PodDisruptionBudget")));
+        assertThat(kinds, not(hasItem("NetworkPolicy")));
     }
 
     @Test
@@ -268,6 +288,40 @@ class InstallerTest {
         assertThat(run().out(), not(containsString("momiji.com")));
     }
 
+    @Test
+    void kinitirasCompatServesValidatesGrantsAndMakesRoomForTheCueWorkers() throws IOException {
+        List<Object> objects = Yaml.loadAll(run("--kinitiras-compat").out());
+        var crds = objects.stream().filter(V1CustomResourceDefinition.class::isInstance)
+                .map(V1CustomResourceDefinition.class::cast)
+                .filter(c -> c.getSpec().getGroup().equals("policy.kcloudlabs.io")).toList();
+        assertThat(crds.stream().map(c -> c.getSpec().getNames().getKind() + " " + c.getSpec().getScope() + " "
+                + c.getSpec().getVersions().get(0).getName()).toList(), contains(
+                "ClusterOverridePolicy Cluster v1alpha1", "ClusterValidatePolicy Cluster v1alpha1",
+                "OverridePolicy Namespaced v1alpha1"));
+        var validating = only(objects, V1ValidatingWebhookConfiguration.class);
+        var policies = validating.getWebhooks().stream().filter(w -> w.getName().equals("kinitiras.remold.io"))
+                .findFirst().orElseThrow();
+        assertThat(policies.getClientConfig().getService().getPath(), is("/validate-modrule"));
+        assertThat(policies.getFailurePolicy(), is("Fail"));
+        assertThat(policies.getRules().get(0).getApiGroups(), contains("policy.kcloudlabs.io"));
+        assertThat(policies.getRules().get(0).getOperations(), contains("CREATE", "UPDATE"));
+        assertThat(policies.getRules().get(0).getResources(), contains("clusteroverridepolicies",
+                "clustervalidatepolicies", "overridepolicies"));
+        assertThat(serverRules(objects, "policy.kcloudlabs.io"), contains(
+                "[clusteroverridepolicies, clustervalidatepolicies, overridepolicies] [get, list, watch]",
+                "[clusteroverridepolicies/status, clustervalidatepolicies/status, overridepolicies/status] [patch, update]"));
+        V1Container server = only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(server.getArgs(), hasItem("--rule-crds=remold.io,policy.kcloudlabs.io"));
+        assertThat(server.getResources().getLimits().get("memory").toSuffixedString(), is("768Mi"));
+        assertThat(server.getResources().getRequests().get("memory").toSuffixedString(), is("768Mi"));
+
+        String plain = run().out();
+        assertThat(plain, not(containsString("kcloudlabs")));
+        V1Container plainServer = only(Yaml.loadAll(plain), V1Deployment.class).getSpec().getTemplate().getSpec()
+                .getContainers().get(0);
+        assertThat(plainServer.getResources().getLimits().get("memory").toSuffixedString(), is(Bundle.SERVER_MEMORY));
+    }
+
     private static List<String> serverRules(List<Object> objects, String group) {
         var serverRole = objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();
@@ -282,7 +336,7 @@ class InstallerTest {
         assertThat(jobName(run("--tag", "1.0.0").out()), is(first));
         assertThat(jobName(run("--tag", "1.1.0").out()), not(is(first)));
         assertThat("the CronJob's template may change in place", run("--tag", "1.1.0").out(),
-                containsString("kind: CronJob\nmetadata:\n  labels:\n    admission.remold.io/ignore: 'true'\n"
+                containsString("kind: CronJob\nmetadata:\n  labels:\n"
                         + "    app.kubernetes.io/name: remold\n    app.kubernetes.io/part-of: remold\n"
                         + "  name: remold-certgen\n"));
     }
@@ -293,28 +347,198 @@ class InstallerTest {
     }
 
     /**
-     * Uninstalling deletes Remold's cluster-scoped objects while its server goes away: the webhooks must not
-     * intercept them, or a Fail policy would refuse their deletion.
+     * F2: no object label exempts anything (its author could set it). The system namespace is exempted by its own
+     * label (namespace selectors; only administrators label Namespaces), and uninstalling deletes Remold's
+     * cluster-scoped objects while its server goes away: a match condition (administrators' too) skips them by name,
+     * or a Fail policy would refuse their deletion.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("optionSets")
-    void theTargetWebhooksSkipEveryObjectOfTheBundle(String name, String[] args) throws IOException {
+    void noObjectLabelExemptsAndTheBundlesOwnObjectsAreSkippedByNamespaceOrName(String name, String[] args)
+            throws IOException {
         String bundle = run(args).out();
+        var clusterScoped = new ArrayList<String>();
+        String systemNamespace = null;
         for (Object document : new org.yaml.snakeyaml.Yaml(new SafeConstructor(new LoaderOptions())).loadAll(bundle)) {
             var object = (Map<?, ?>) document;
             var meta = (Map<?, ?>) object.get("metadata");
-            if (!"CustomResourceDefinition".equals(object.get("kind"))) {
-                assertThat(object.get("kind") + " " + meta.get("name"), (Map<?, ?>) meta.get("labels"),
-                        hasEntry("admission.remold.io/ignore", "true"));
+            String kind = (String) object.get("kind");
+            if (kind.equals("Namespace")) {
+                systemNamespace = (String) meta.get("name");
+                assertThat((Map<?, ?>) meta.get("labels"), hasEntry("admission.remold.io/ignore", "true"));
+            } else if (meta.get("namespace") != null) {
+                assertThat(kind + " " + meta.get("name"), meta.get("namespace"), is(systemNamespace));
+            } else if (!kind.endsWith("WebhookConfiguration")) { // the API server never sends those to webhooks
+                String resource = switch (kind) {
+                    case "ClusterRole" -> "clusterroles";
+                    case "ClusterRoleBinding" -> "clusterrolebindings";
+                    case "CustomResourceDefinition" -> "customresourcedefinitions";
+                    default -> throw new AssertionError("a cluster-scoped " + kind + " the webhooks may see");
+                };
+                clusterScoped.add(resource + " " + meta.get("name"));
             }
         }
         List<Object> objects = Yaml.loadAll(bundle.replaceAll("(?s)---\napiVersion: cert-manager.io.*?(?=---)", ""));
-        var ignored = new V1LabelSelectorRequirement().key("admission.remold.io/ignore").operator("NotIn")
-                .values(List.of("true"));
-        assertThat(only(objects, V1MutatingWebhookConfiguration.class).getWebhooks().get(0).getObjectSelector()
-                .getMatchExpressions(), contains(ignored));
-        assertThat(only(objects, V1ValidatingWebhookConfiguration.class).getWebhooks().get(0).getObjectSelector()
-                .getMatchExpressions(), contains(ignored));
+        var targets = new ArrayList<List<V1MatchCondition>>();
+        for (var webhook : only(objects, V1MutatingWebhookConfiguration.class).getWebhooks()) {
+            assertThat(webhook.getName(), webhook.getObjectSelector(), is(nullValue()));
+            if (webhook.getName().equals("mutate.remold.io")) {
+                targets.add(webhook.getMatchConditions());
+            }
+        }
+        for (var webhook : only(objects, V1ValidatingWebhookConfiguration.class).getWebhooks()) {
+            assertThat(webhook.getName(), webhook.getObjectSelector(), is(nullValue()));
+            if (webhook.getName().equals("validate.remold.io")) {
+                targets.add(webhook.getMatchConditions());
+            }
+        }
+        assertThat(bundle, not(containsString("objectSelector")));
+        assertThat(targets.size(), is(2));
+        for (List<V1MatchCondition> conditions : targets) {
+            assertThat(conditions.size(), is(1));
+            assertThat(skippedByName(conditions.get(0).getExpression()), containsInAnyOrder(clusterScoped.toArray()));
+        }
+    }
+
+    /** {@code resource name} of each object the webhook's condition {@code !(... || ...)} skips. */
+    private static List<String> skippedByName(String expression) {
+        assertThat(expression, startsWith("!("));
+        var skipped = new ArrayList<String>();
+        Matcher alternative = Pattern.compile("\\(request\\.resource\\.group == '[a-z0-9.]+' && request\\.resource\\.resource"
+                + " == '([a-z]+)' && request\\.name in \\[([^\\]]*)]\\)").matcher(expression);
+        while (alternative.find()) {
+            for (String quoted : alternative.group(2).split(", ")) {
+                skipped.add(alternative.group(1) + " " + quoted.substring(1, quoted.length() - 1));
+            }
+        }
+        return skipped;
+    }
+
+    /** F10: the subresource that adds containers to a running Pod is judged by the webhooks like the Pod. */
+    @Test
+    void theWebhooksInterceptThePodSubresourcesThatChangeWhatRulesInspect() throws IOException {
+        List<Object> objects = Yaml.loadAll(run().out());
+        assertThat(only(objects, V1MutatingWebhookConfiguration.class).getWebhooks().get(0).getRules().get(0)
+                .getResources(), hasItems("pods", "pods/ephemeralcontainers", "pods/resize"));
+        assertThat(only(objects, V1ValidatingWebhookConfiguration.class).getWebhooks().get(0).getRules().get(0)
+                .getResources(), hasItems("pods", "pods/ephemeralcontainers", "pods/resize"));
+        assertThat(run("--resources", "pods").out(), not(containsString("pods/ephemeralcontainers")));
+    }
+
+    /** F11: the webhook port from the given addresses only, the admin port from the cluster's pods. */
+    @Test
+    void theNetworkPolicyAdmitsTheWebhookPortFromTheGivenCidrsAndTheAdminPortFromTheCluster() throws IOException {
+        Result hardened = run("--webhook-ingress-cidr", "172.18.0.0/16, 10.0.0.1/32");
+        assertThat(hardened.err(), is(""));
+        var policy = only(Yaml.loadAll(hardened.out()), V1NetworkPolicy.class);
+        assertThat(policy.getMetadata().getName(), is("remold-webhook"));
+        assertThat(policy.getSpec().getPolicyTypes(), contains("Ingress"));
+        assertThat(policy.getSpec().getPodSelector().getMatchLabels(), hasEntry("app.kubernetes.io/component", "server"));
+        var ingress = policy.getSpec().getIngress();
+        assertThat(ingress.size(), is(2));
+        assertThat(ingress.get(0).getPorts().get(0).getPort(), is(new IntOrString(8443)));
+        assertThat(ingress.get(0).getFrom().stream().map(p -> p.getIpBlock().getCidr()).toList(),
+                contains("172.18.0.0/16", "10.0.0.1/32"));
+        assertThat(ingress.get(1).getPorts().get(0).getPort(), is(new IntOrString(8081)));
+        assertThat(ingress.get(1).getFrom().get(0).getNamespaceSelector().getMatchExpressions().get(0).getOperator(),
+                is("Exists"));
+
+        Result open = run();
+        assertThat(only(Yaml.loadAll(open.out()), V1NetworkPolicy.class).getSpec().getIngress().get(0).getFrom()
+                .stream().map(p -> p.getIpBlock().getCidr()).toList(), contains("0.0.0.0/0", "::/0"));
+        assertThat(open.err(), containsString("admits the webhook port from any address: pass --webhook-ingress-cidr"));
+        assertThat(run("--webhook-ingress-cidr", "10.0.0.0/33").err(), containsString("item 1 '10.0.0.0/33'"));
+    }
+
+    /** Probes on the plain-HTTP admin port: answered while the webhook port is saturated, without a client certificate. */
+    @Test
+    void theServerListensOnTheWebhookAndAdminPortsAndIsProbedOnTheAdminPort() throws IOException {
+        var server = serverContainer(Yaml.loadAll(run().out()));
+        assertThat(server.getPorts().stream().map(p -> p.getName() + " " + p.getContainerPort()).toList(),
+                contains("https 8443", "admin 8081"));
+        assertThat(server.getArgs(), hasItem("--admin-port=8081"));
+        for (V1Probe probe : List.of(server.getReadinessProbe(), server.getLivenessProbe())) {
+            assertThat(probe.getHttpGet().getPort(), is(new IntOrString("admin")));
+            assertThat(probe.getHttpGet().getScheme(), is("HTTP"));
+        }
+    }
+
+    /** F11: mutual TLS: the CA reaches the server as a mounted file named by REMOLD_CLIENT_CA. */
+    @Test
+    void theClientCaIsAConfigMapMountedIntoTheServerAndNamedByItsEnvironment() throws IOException {
+        List<Object> objects = Yaml.loadAll(run("--client-ca-file", caFile()).out());
+        var configMap = only(objects, V1ConfigMap.class);
+        assertThat(configMap.getMetadata().getName(), is("remold-client-ca"));
+        assertThat(configMap.getData().get("ca.crt"), is(Files.readString(Path.of(caFile()))));
+        var server = serverContainer(objects);
+        String file = env(server, "REMOLD_CLIENT_CA");
+        var mount = server.getVolumeMounts().stream().filter(m -> file.startsWith(m.getMountPath() + "/"))
+                .findFirst().orElseThrow();
+        assertThat(file.substring(mount.getMountPath().length() + 1), is("ca.crt"));
+        var volume = only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+        assertThat(volume.getConfigMap().getName(), is("remold-client-ca"));
+
+        List<Object> without = Yaml.loadAll(run().out());
+        assertThat(without.stream().filter(V1ConfigMap.class::isInstance).toList(), is(empty()));
+        assertThat(env(serverContainer(without), "REMOLD_CLIENT_CA"), is(nullValue()));
+    }
+
+    @Test
+    void tenantScriptsReachTheServerThroughItsEnvironment() throws IOException {
+        assertThat(env(serverContainer(Yaml.loadAll(run("--tenant-scripts", "team-a,team-b").out())),
+                "REMOLD_TENANT_SCRIPTS"), is("team-a,team-b"));
+        assertThat(env(serverContainer(Yaml.loadAll(run("--tenant-scripts", "*").out())), "REMOLD_TENANT_SCRIPTS"),
+                is("*"));
+        assertThat(env(serverContainer(Yaml.loadAll(run().out())), "REMOLD_TENANT_SCRIPTS"), is(nullValue()));
+    }
+
+    /** F15: the server runs tenants' JavaScript; it may patch pods only when node annotations are asked for. */
+    @Test
+    void podsArePatchedAndBindingsSentOnlyWithNodeAnnotations() throws IOException {
+        List<Object> without = Yaml.loadAll(run().out());
+        assertThat(serverRules(without, ""), not(hasItem(containsString("pods"))));
+        assertThat(only(without, V1MutatingWebhookConfiguration.class).getWebhooks().stream()
+                .map(V1MutatingWebhook::getName).toList(), contains("mutate.remold.io"));
+        assertThat(serverContainer(without).getArgs(), not(hasItem("--node-annotations")));
+
+        List<Object> with = Yaml.loadAll(run("--node-annotations").out());
+        assertThat(serverRules(with, ""), hasItem("[pods] [get, patch]"));
+        assertThat(only(with, V1MutatingWebhookConfiguration.class).getWebhooks().stream()
+                .map(V1MutatingWebhook::getName).toList(), contains("mutate.remold.io", "binding.remold.io"));
+        assertThat(serverContainer(with).getArgs(), hasItem("--node-annotations"));
+    }
+
+    /** F12: with references, /validate-modrule asks whether a rule's author may read what it references. */
+    @Test
+    void theServerMayReviewAccessOnlyWhenRulesMayReferenceSomething() throws IOException {
+        assertThat(serverRules(Yaml.loadAll(run("--allow-references", "secrets").out()), "authorization.k8s.io"),
+                contains("[subjectaccessreviews] [create]"));
+        assertThat(serverRules(Yaml.loadAll(run().out()), "authorization.k8s.io"), is(empty()));
+    }
+
+    private static V1Container serverContainer(List<Object> objects) {
+        return only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    }
+
+    private static String env(V1Container container, String name) {
+        return container.getEnv().stream().filter(e -> e.getName().equals(name)).map(V1EnvVar::getValue).findFirst()
+                .orElse(null);
+    }
+
+    /**
+     * S7: the README runs the installer with the PATH's java, which may be 17: its classes and dependencies run
+     * there (the jar's manifest names the same dependencies) and write the same bundle.
+     */
+    @Test
+    void theInstallerRunsOnJava17() throws IOException, InterruptedException {
+        Path java17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+        assumeTrue(Files.isExecutable(java17), "no JDK 17 at " + java17);
+        Process process = new ProcessBuilder(java17.toString(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "--tag", "1.0.0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String bundle = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(), is(0));
+        assertThat(bundle, equalTo(Files.readString(GOLDEN.resolve("default.yaml"))));
     }
 
     /** A flag this JVM does not know would stop every server pod at start. */
@@ -361,7 +585,8 @@ class InstallerTest {
         assertThat(result.code(), is(0));
         for (String option : List.of("--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                 "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
-                "--ca-file", "--kubemod-compat", "--cert-manager")) {
+                "--ca-file", "--kubemod-compat", "--cert-manager", "--webhook-ingress-cidr", "--client-ca-file",
+                "--tenant-scripts", "--node-annotations", "--kinitiras-compat")) {
             assertThat(result.out(), containsString(option));
         }
     }
@@ -384,7 +609,16 @@ class InstallerTest {
                 Arguments.of(new String[] {"--ca-file", "ca.crt"}, "--ca-file is only used with --webhook-url"),
                 Arguments.of(new String[] {"--webhook-url", "https://h", "--ca-file", "/nonexistent/ca.crt"},
                         "option --ca-file: cannot read /nonexistent/ca.crt"),
-                Arguments.of(new String[] {"--webhook-url", "https://h", "--cert-manager"}, "exclude each other"));
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--cert-manager"}, "exclude each other"),
+                Arguments.of(new String[] {"--webhook-ingress-cidr", "10.0.0.0"}, "item 1 '10.0.0.0' is not valid"),
+                Arguments.of(new String[] {"--webhook-ingress-cidr", "0.0.0.0/0,10.1.2.300/8"}, "item 2"),
+                Arguments.of(new String[] {"--client-ca-file", "/nonexistent/ca.crt"},
+                        "option --client-ca-file: cannot read /nonexistent/ca.crt"),
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--client-ca-file", "ca.crt"},
+                        "configure the in-cluster server"),
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--tenant-scripts", "team-a"},
+                        "configure the in-cluster server"),
+                Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"));
     }
 
     @ParameterizedTest

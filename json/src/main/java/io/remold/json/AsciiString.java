@@ -55,7 +55,7 @@ final class AsciiString implements JsonString {
     @Override
     public String toString() {
         var sb = new StringBuilder(length + 2);
-        JsonText.quote(getString(), sb);
+        JsonText.quote(getString(), JsonText.Escaping.PARSSON, sb);
         return sb.toString();
     }
 }

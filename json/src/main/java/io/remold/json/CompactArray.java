@@ -139,6 +139,6 @@ final class CompactArray extends AbstractList<JsonValue> implements JsonArray, R
 
     @Override
     public String toString() {
-        return JsonText.write(this);
+        return JsonText.write(this, JsonText.Escaping.PARSSON);
     }
 }

@@ -246,6 +246,6 @@ final class CompactObject extends ObjectView {
 
     @Override
     public String toString() {
-        return JsonText.write(this);
+        return JsonText.write(this, JsonText.Escaping.PARSSON);
     }
 }

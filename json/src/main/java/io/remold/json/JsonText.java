@@ -7,20 +7,31 @@ import jakarta.json.JsonValue;
 
 import java.util.Map;
 
-/** Compact JSON text of a tree, character for character what Parsson writes for the same values. */
+/** Compact JSON text of a tree, keys in document order, strings escaped the way Parsson or Go writes them. */
 final class JsonText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /** Which characters of a string are written as escapes. */
+    enum Escaping {
+        /** What JSON requires (quote, backslash, control characters): character for character Parsson's text. */
+        PARSSON,
+        /**
+         * What Go's encoding/json escapes: the same, {@code \b} and {@code \f} as {@code \u0008} and {@code \u000c},
+         * and also {@code <}, {@code >}, {@code &}, U+2028 and U+2029 (its HTML-safe default).
+         */
+        GO
+    }
 
     private JsonText() {
     }
 
-    static String write(JsonValue value) {
+    static String write(JsonValue value, Escaping escaping) {
         var sb = new StringBuilder(256);
-        write(value, sb);
+        write(value, escaping, sb);
         return sb.toString();
     }
 
-    private static void write(JsonValue value, StringBuilder sb) {
+    private static void write(JsonValue value, Escaping escaping, StringBuilder sb) {
         switch (value) {
             case JsonObject object -> {
                 sb.append('{');
@@ -30,9 +41,9 @@ final class JsonText {
                         sb.append(',');
                     }
                     first = false;
-                    quote(e.getKey(), sb);
+                    quote(e.getKey(), escaping, sb);
                     sb.append(':');
-                    write(e.getValue(), sb);
+                    write(e.getValue(), escaping, sb);
                 }
                 sb.append('}');
             }
@@ -42,22 +53,22 @@ final class JsonText {
                     if (i > 0) {
                         sb.append(',');
                     }
-                    write(array.get(i), sb);
+                    write(array.get(i), escaping, sb);
                 }
                 sb.append(']');
             }
-            case JsonString string -> quote(string.getString(), sb);
+            case JsonString string -> quote(string.getString(), escaping, sb);
             default -> sb.append(value);
         }
     }
 
-    /** Escapes only what JSON requires: quote, backslash and control characters. */
-    static void quote(String s, StringBuilder sb) {
+    static void quote(String s, Escaping escaping, StringBuilder sb) {
         sb.append('"');
+        boolean go = escaping == Escaping.GO;
         int run = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') {
+            if (c >= 0x20 && c != '"' && c != '\\' && !(go && htmlUnsafe(c))) {
                 continue;
             }
             sb.append(s, run, i);
@@ -65,14 +76,19 @@ final class JsonText {
             switch (c) {
                 case '"' -> sb.append("\\\"");
                 case '\\' -> sb.append("\\\\");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
                 case '\n' -> sb.append("\\n");
                 case '\r' -> sb.append("\\r");
                 case '\t' -> sb.append("\\t");
-                default -> sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
+                case '\b' -> sb.append(go ? "\\u0008" : "\\b");
+                case '\f' -> sb.append(go ? "\\u000c" : "\\f");
+                default -> sb.append("\\u").append(HEX[c >> 12]).append(HEX[c >> 8 & 0xf])
+                        .append(HEX[c >> 4 & 0xf]).append(HEX[c & 0xf]);
             }
         }
         sb.append(s, run, s.length()).append('"');
+    }
+
+    private static boolean htmlUnsafe(char c) {
+        return c == '<' || c == '>' || c == '&' || c == '\u2028' || c == '\u2029';
     }
 }

@@ -108,8 +108,16 @@ public final class JsonTree {
      * and returns {@code out}.
      */
     public static StringBuilder quote(String text, StringBuilder out) {
-        JsonText.quote(text, out);
+        JsonText.quote(text, JsonText.Escaping.PARSSON, out);
         return out;
+    }
+
+    /**
+     * Compact JSON text the way Go's encoding/json writes it (HTML characters escaped, keys in document order), as
+     * Kubernetes tools written in Go print a value, for example into an annotation.
+     */
+    public static String goText(JsonValue value) {
+        return JsonText.write(value, JsonText.Escaping.GO);
     }
 
     private static CompactObject compact(JsonObject object) {

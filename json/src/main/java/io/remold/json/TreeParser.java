@@ -22,6 +22,15 @@ import java.util.Set;
  */
 final class TreeParser {
     static final int MAX_DEPTH = 1000;
+    /**
+     * Most characters of one number: the API server writes a number in at most 24 (Go's shortest form of a
+     * float64), and even the exact plain decimal of the smallest float64 is shorter; longer digit strings would only
+     * cost parse time (converting digits to binary grows faster than their count).
+     */
+    static final int MAX_NUMBER_CHARS = 1100;
+    private static final BigDecimal MAX_FLOAT64 = new BigDecimal(Double.MAX_VALUE);
+    /** Half the smallest float64: anything above rounds to a float64 other than 0. */
+    private static final BigDecimal HALF_MIN_FLOAT64 = new BigDecimal(Double.MIN_VALUE).divide(BigDecimal.TWO);
     private static final JsonProvider PROVIDER = JsonProvider.provider();
     private static final JsonValue[] SMALL_INTS = new JsonValue[256];
     /**
@@ -486,13 +495,37 @@ final class TreeParser {
             }
             return value == (int) value ? PROVIDER.createValue((int) value) : PROVIDER.createValue(value);
         }
-        String text = new String(in, start, pos - start, StandardCharsets.ISO_8859_1);
-        try {
-            return PROVIDER.createValue(new BigDecimal(text));
-        } catch (NumberFormatException e) {
+        if (pos - start > MAX_NUMBER_CHARS) {
             pos = start;
-            throw error("number " + text + " is out of range");
+            throw error("number longer than " + MAX_NUMBER_CHARS + " characters");
         }
+        String text = new String(in, start, pos - start, StandardCharsets.ISO_8859_1);
+        BigDecimal value;
+        try {
+            value = new BigDecimal(text);
+        } catch (NumberFormatException e) {
+            value = null;
+        }
+        if (value == null || !float64(value)) {
+            pos = start;
+            throw error("number " + text + " is out of range (beyond a float64)");
+        }
+        return PROVIDER.createValue(value);
+    }
+
+    /**
+     * Whether a nonzero number's magnitude is one a float64 holds: the API server decodes every number into an
+     * int64 or a float64, so it never sends one outside, and printing one (1e999999999 in plain notation) could
+     * take a billion characters.
+     */
+    private static boolean float64(BigDecimal value) {
+        if (value.signum() == 0) {
+            // a zero written with an exponent (0e-999999999) still prints its scale's digits in plain notation
+            long exponent = (long) value.precision() - value.scale() - 1;
+            return exponent >= -324 && exponent <= 308;
+        }
+        BigDecimal magnitude = value.abs();
+        return magnitude.compareTo(MAX_FLOAT64) <= 0 && magnitude.compareTo(HALF_MIN_FLOAT64) > 0;
     }
 
     private int digits() {

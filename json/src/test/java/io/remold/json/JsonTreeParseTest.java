@@ -170,7 +170,13 @@ class JsonTreeParseTest {
                 Arguments.of("-", "invalid number, expected a digit", 1, 2),
                 Arguments.of("1.", "invalid number, expected a digit after the decimal point", 1, 3),
                 Arguments.of("1e+", "invalid number, expected a digit in the exponent", 1, 4),
-                Arguments.of("1e99999999999", "number 1e99999999999 is out of range", 1, 1),
+                Arguments.of("1e99999999999", "number 1e99999999999 is out of range (beyond a float64)", 1, 1),
+                Arguments.of("{\"name\": 1e999999999}", "number 1e999999999 is out of range (beyond a float64)", 1, 10),
+                Arguments.of("[0, -1e309]", "number -1e309 is out of range (beyond a float64)", 1, 5),
+                Arguments.of("0e-999999999", "number 0e-999999999 is out of range (beyond a float64)", 1, 1),
+                Arguments.of("1e-400", "number 1e-400 is out of range (beyond a float64)", 1, 1),
+                Arguments.of("1" + "0".repeat(TreeParser.MAX_NUMBER_CHARS), "number longer than "
+                        + TreeParser.MAX_NUMBER_CHARS + " characters", 1, 1),
                 Arguments.of("tru", "unexpected end of input in true", 1, 4),
                 Arguments.of("nul!", "unexpected character '!' in null", 1, 4),
                 Arguments.of("{\"caf\u00e9\": x}", "unexpected character 'x', expected a value", 1, 10),
@@ -185,6 +191,14 @@ class JsonTreeParseTest {
         assertThat(e.getMessage(), equalTo(message + " at line " + line + ", column " + column));
         assertThat(e.getLocation().getLineNumber(), equalTo((long) line));
         assertThat(e.getLocation().getColumnNumber(), equalTo((long) column));
+    }
+
+    @Test
+    void numbersAFloat64HoldsAreRead() {
+        for (String text : List.of("1.7976931348623157e308", "-1.7976931348623157E+308", "4.9e-324", "0e-324",
+                "0.0", "-0.5", "123456789012345678901234567890", "1e308")) {
+            assertSameAsParsson(text);
+        }
     }
 
     @Test
@@ -213,7 +227,7 @@ class JsonTreeParseTest {
         }
         assertThat(errors, equalTo(List.of(
                 "unexpected character '}', expected a value at line 1, column 30",
-                "number 1e99999999999 is out of range at line 1, column 30",
+                "number 1e99999999999 is out of range (beyond a float64) at line 1, column 30",
                 "unexpected character ']', expected a value at line 1, column 28",
                 "invalid escape \\'q' at line 1, column 27")));
         var nonObject = (JsonObject) JsonTree.parse("{\"request\":{\"oldObject\":[1, \"a\"]}}"

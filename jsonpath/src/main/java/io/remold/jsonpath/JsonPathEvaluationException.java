@@ -17,6 +17,14 @@ public final class JsonPathEvaluationException extends JsonPathException {
         this.exceedsLimit = exceedsLimit;
     }
 
+    /**
+     * A bound a caller applies to what an evaluation selected (the engine's on the text it compares): it stops the
+     * rule like the evaluation's own bounds do.
+     */
+    public static JsonPathEvaluationException exceeding(String message, String expression) {
+        return new JsonPathEvaluationException(message, expression, 0, true);
+    }
+
     /** Whether the evaluation stopped at a resource bound rather than at a fault of the document. */
     public boolean exceedsLimit() {
         return exceedsLimit;

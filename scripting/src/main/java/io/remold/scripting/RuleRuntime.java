@@ -10,7 +10,6 @@ import org.graalvm.polyglot.Value;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,8 +23,10 @@ import java.util.logging.Logger;
 /**
  * A loaded script rule: its state (JSON text, replaced as a whole by each synchronized call, so a call that fails
  * leaves it as it was), the lock that {@code sync} takes, and idle sandboxes with the script loaded. A sandbox is
- * reused by later calls of this rule only (never another rule's), and dropped after a failure or once it has served
- * {@value #CALLS_PER_SANDBOX} calls, so what a script keeps in globals stays small and short-lived.
+ * reused by later calls of this rule only (never another rule's), and dropped after a failure, once it has served
+ * {@value #CALLS_PER_SANDBOX} calls or allocated {@link #SANDBOX_LIFE_BYTES} in its life, or when the host keeps
+ * enough idle ones, so what a script keeps in globals stays small and short-lived. A top level that failed is not
+ * run again; a namespaced rule whose call overran its deadline or memory bound fails at once for {@link #QUARANTINE}.
  */
 final class RuleRuntime {
     private static final Logger LOG = Logger.getLogger(Scripts.class.getName());
@@ -33,6 +34,10 @@ final class RuleRuntime {
             Signatures.UPDATED, Signatures.DELETED};
     private static final int CALLS_PER_SANDBOX = 1000;
     private static final int IDLE_SANDBOXES = 4;
+    /** A sandbox that allocated more in its life (loading included) is closed, not kept: it may hold all of it. */
+    static final long SANDBOX_LIFE_BYTES = 8L << 20;
+    /** How long a namespaced rule whose call overran fails at once. */
+    static final java.time.Duration QUARANTINE = java.time.Duration.ofSeconds(30);
     /** Log lines one call may write, and their length: a script must not flood the server's log. */
     private static final int LOG_LINES_PER_CALL = 20;
     private static final int LOG_LINE_CHARS = 1000;
@@ -46,10 +51,16 @@ final class RuleRuntime {
     /** By managed function the script declares. */
     private final Map<String, Shape> shapes = new HashMap<>();
     private volatile String state = "{}";
+    /** Why the script's top level failed: it is not run again (in a new sandbox) for this rule. */
+    private volatile String topLevelFailed;
+    private volatile long quarantineEnds = System.nanoTime();
+    private volatile String quarantineReason;
     /** Set when the rule left the rule set: a call still running then closes its sandbox instead of pooling it. */
     private volatile boolean closed;
     /** The objects whose creation the script was told of (uid, else namespace/name): events arrive more than once. */
-    final Set<String> known = new HashSet<>();
+    final Set<String> known = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Set once the rule has started (loaded, jsa_init, the existing objects told): it joins its stage then. */
+    private volatile boolean started;
 
     /**
      * What a managed function takes, worked out once: its index in {@link #FUNCTIONS}, its parameters as the
@@ -87,6 +98,8 @@ final class RuleRuntime {
     private static final class Pooled {
         Sandbox sandbox;
         int calls;
+        /** Bytes allocated by loading the script and by the calls: a bound on what its globals hold. */
+        long allocated;
         volatile int logLines;
     }
 
@@ -100,6 +113,16 @@ final class RuleRuntime {
 
     String state() {
         return state;
+    }
+
+    /** Lets the rule take part in its stage. */
+    void started() {
+        started = true;
+    }
+
+    /** Whether the rule has started; until then its stage skips it, as a rule not loaded yet. */
+    boolean isStarted() {
+        return started;
     }
 
     /** Replaces the state (eval's {@code --state}). */
@@ -160,37 +183,72 @@ final class RuleRuntime {
 
     private String run(int index, String params, String op, String obj, String old, String stateText,
                        boolean writable, long deadlineNanos) throws Calls.Failed, ScriptError {
-        Pooled reused = idle.pollFirst();
-        Pooled[] used = {reused};
-        boolean ok = false;
+        String broken = topLevelFailed;
+        if (broken != null) {
+            throw new ScriptError("its top level failed, so the script is not run again until the rule changes: "
+                    + broken);
+        }
+        long now = System.nanoTime();
+        if (now - quarantineEnds < 0) {
+            throw new Calls.Failed("quarantined for " + QUARANTINE.toSeconds() + " s after a call " + quarantineReason);
+        }
         try {
-            String out = calls.run(deadlineNanos, call -> {
-                Pooled p = reused;
-                if (p == null) {
-                    p = new Pooled();
-                    Pooled self = p;
-                    p.sandbox = new Sandbox(limits, (level, text) -> log(self, level, text));
-                    used[0] = p;
-                    call.watch(p.sandbox);
-                    p.sandbox.load(source, FUNCTIONS);
-                } else {
-                    call.watch(p.sandbox);
-                }
-                if (index < 0) {
-                    return null;
-                }
-                p.logLines = 0;
-                Value fn = p.sandbox.function(index);
-                return p.sandbox.invoke(fn, params, op, obj, old, stateText, writable);
-            });
-            ok = true;
-            return out;
+            return calls.run(rule.clusterWide() ? null : rule.namespace(), deadlineNanos,
+                    call -> runIn(call, index, params, op, obj, old, stateText, writable));
+        } catch (Calls.Failed e) {
+            if (e.overran() && !rule.clusterWide()) {
+                // A tenant's rule that overran once fails fast for a while: it cannot hold threads call after call.
+                quarantineReason = e.getMessage();
+                quarantineEnds = System.nanoTime() + QUARANTINE.toNanos();
+            }
+            throw e;
         } catch (ExecutionException e) {
             throw ScriptError.of(e.getCause());
+        }
+    }
+
+    /**
+     * One call on the script thread: an idle sandbox or a new one, disposed of here too (the caller may have stopped
+     * waiting). What it allocates from loading on counts towards its life's bound.
+     */
+    private String runIn(Calls.Running call, int index, String params, String op, String obj, String old,
+                         String stateText, boolean writable) {
+        Pooled p = idle.pollFirst();
+        boolean ok = false;
+        try {
+            if (p != null) {
+                calls.leftIdle(p.allocated);
+                call.watch(p.sandbox);
+            } else {
+                p = new Pooled();
+                Pooled self = p;
+                p.sandbox = new Sandbox(limits, (level, text) -> log(self, level, text));
+                call.watch(p.sandbox);
+                long before = Calls.allocatedByThisThread();
+                try {
+                    p.sandbox.load(source, FUNCTIONS);
+                } catch (RuntimeException e) {
+                    // Out of time within a request may be the request's budget; at start, it had the whole budget.
+                    if (index < 0 || !call.pastDeadline()) {
+                        topLevelFailed = call.exceeded() != null ? call.exceeded() : ScriptError.of(e).getMessage();
+                    }
+                    throw e;
+                }
+                p.allocated += Calls.allocatedByThisThread() - before;
+            }
+            String out = null;
+            if (index >= 0) {
+                long before = Calls.allocatedByThisThread();
+                p.logLines = 0;
+                out = p.sandbox.invoke(p.sandbox.function(index), params, op, obj, old, stateText, writable);
+                p.allocated += Calls.allocatedByThisThread() - before;
+            }
+            ok = true;
+            return out;
         } finally {
-            Pooled p = used[0];
             if (p != null && p.sandbox != null) {
-                if (ok && !closed && ++p.calls < CALLS_PER_SANDBOX && idle.size() < IDLE_SANDBOXES) {
+                if (ok && !closed && ++p.calls < CALLS_PER_SANDBOX && p.allocated <= SANDBOX_LIFE_BYTES
+                        && idle.size() < IDLE_SANDBOXES && calls.keepIdle(p.allocated)) {
                     idle.addFirst(p);
                     if (closed) {
                         closeIdle(); // closed meanwhile: close() may have emptied the pool before this was added
@@ -236,12 +294,17 @@ final class RuleRuntime {
     private void closeIdle() {
         Pooled p;
         while ((p = idle.pollFirst()) != null) {
+            calls.leftIdle(p.allocated);
             p.sandbox.close();
         }
     }
 
     /** A JavaScript error (thrown by the script, or a syntax error at load), with the script's position. */
     static final class ScriptError extends Exception {
+        /** GraalJS's RangeErrors for a size over the sandbox's bounds. */
+        private static final java.util.regex.Pattern SIZE_ERRORS = java.util.regex.Pattern.compile(
+                "Array buffer allocation failed|Invalid typed array length|Invalid string length");
+
         ScriptError(String message) {
             super(message, null, false, false);
         }
@@ -253,7 +316,10 @@ final class RuleRuntime {
                 if (p.isResourceExhausted() || p.isCancelled()) {
                     return new ScriptError("stopped: " + p.getMessage());
                 }
-                return new ScriptError((p.isSyntaxError() ? "syntax error: " : "") + p.getMessage() + where);
+                String bound = p.getMessage() != null && SIZE_ERRORS.matcher(p.getMessage()).find()
+                        ? " (the sandbox's bounds: " + (Sandbox.MAX_BUFFER_BYTES >> 20) + " MiB per ArrayBuffer or"
+                        + " typed array, " + (Sandbox.MAX_STRING_CHARS >> 20) + " Mi characters per string)" : "";
+                return new ScriptError((p.isSyntaxError() ? "syntax error: " : "") + p.getMessage() + bound + where);
             }
             return new ScriptError(t.toString());
         }

@@ -17,15 +17,28 @@ import java.util.function.BiConsumer;
 
 /**
  * A GraalJS context with one rule's script loaded, closed to the host: no Java classes or objects (only the log
- * callback, a proxy), no files, sockets, processes, threads, environment or other languages, and the statement
- * bound of {@link ScriptLimits}. Not thread-safe: one call at a time, on the thread that runs it.
+ * callback, a proxy), no files, sockets, processes, threads, environment or other languages, no {@code Java} or
+ * package globals, and the statement bound of {@link ScriptLimits}. Sizes are capped far below the heap (128 MiB in
+ * the bundle), so that one allocation cannot end the process: an ArrayBuffer or typed array holds at most
+ * {@value #MAX_BUFFER_BYTES} bytes, a string at most {@value #MAX_STRING_CHARS} characters; BigInt is off (one
+ * {@code **} of it runs for seconds where no cancellation reaches). Not thread-safe: one call at a time, on the
+ * thread that runs it.
  */
 final class Sandbox implements AutoCloseable {
     static final String LANGUAGE = "js";
+    /** Bytes of one ArrayBuffer (typed arrays and DataViews are views of one): 16 MiB. */
+    static final int MAX_BUFFER_BYTES = 16 << 20;
+    /** Characters of one string: 8 Mi (16 MiB), above the largest request body's text. */
+    static final int MAX_STRING_CHARS = 8 << 20;
+    /** Characters of the state's JSON text after a call (1 Mi): a larger state fails the call, the state unchanged. */
+    static final int MAX_STATE_CHARS = 1 << 20;
+    /** Characters of a call's returned value as JSON text (4 Mi): above a mutation of the largest body. */
+    static final int MAX_RESULT_CHARS = 4 << 20;
     /** Runs a managed function: parameters by name, JSON in and out (nothing of the host is handed over). */
     private static final Source INVOKER = Source.newBuilder(LANGUAGE, """
-            (function (log) {
+            (function (log, maxState, maxResult) {
               'use strict';
+              delete globalThis.Java; // inert without host access, but not part of the sandbox's language
               const parse = JSON.parse, stringify = JSON.stringify, freeze = Object.freeze;
               const isFrozen = Object.isFrozen, names = Object.getOwnPropertyNames, str = String;
               function deepFreeze(v) {
@@ -65,7 +78,17 @@ final class Sandbox implements AutoCloseable {
                 };
                 const args = params === '' ? [] : params.split(',').map(p => values[p]);
                 const r = fn.apply(undefined, args);
-                return stringify([r === undefined ? null : r, writable && state !== undefined ? state : null]);
+                const out = stringify(r === undefined ? null : r);
+                if (out.length > maxResult) {
+                  throw new RangeError('the returned value is ' + out.length
+                      + ' characters of JSON, over the bound of ' + maxResult);
+                }
+                const next = writable && state !== undefined ? stringify(state) : 'null';
+                if (next.length > maxState) {
+                  throw new RangeError('the state grew to ' + next.length
+                      + ' characters of JSON, over the bound of ' + maxState + '; it is unchanged');
+                }
+                return '[' + out + ',' + next + ']';
               };
             })""", "remold-invoker.js").buildLiteral();
 
@@ -86,12 +109,17 @@ final class Sandbox implements AutoCloseable {
                 .allowEnvironmentAccess(EnvironmentAccess.NONE)
                 .allowPolyglotAccess(PolyglotAccess.NONE)
                 .allowInnerContextOptions(false)
+                .allowExperimentalOptions(true) // the size bounds below; scripts cannot set options themselves
                 .out(OutputStream.nullOutputStream())
                 .err(OutputStream.nullOutputStream())
                 .option("js.console", "false")
                 .option("js.print", "false")
                 .option("js.load", "false")
                 .option("js.graal-builtin", "false")
+                .option("js.java-package-globals", "false")
+                .option("js.bigint", "false")
+                .option("js.max-typed-array-length", Integer.toString(MAX_BUFFER_BYTES))
+                .option("js.string-length-limit", Integer.toString(MAX_STRING_CHARS))
                 .resourceLimits(ResourceLimits.newBuilder().statementLimit(limits.statements(), null).build());
         this.context = builder.build();
         try {
@@ -99,7 +127,7 @@ final class Sandbox implements AutoCloseable {
                 log.accept(args[0].asString(), args[1].asString());
                 return null;
             };
-            this.invoker = context.eval(INVOKER).execute(callback);
+            this.invoker = context.eval(INVOKER).execute(callback, MAX_STATE_CHARS, MAX_RESULT_CHARS);
         } catch (RuntimeException e) {
             context.close(true);
             throw e;
@@ -142,10 +170,14 @@ final class Sandbox implements AutoCloseable {
         context.close(true);
     }
 
-    /** Parses without running anything: a syntax error names its line and column. */
+    /**
+     * Parses without running anything: a syntax error names its line and column (a BigInt literal is one, as
+     * BigInt is off in the sandbox).
+     */
     static void checkSyntax(String js, String field) {
         try (Context context = Context.newBuilder(LANGUAGE).engine(Engines.shared())
-                .allowHostAccess(HostAccess.NONE).build()) {
+                .allowHostAccess(HostAccess.NONE).allowExperimentalOptions(true).option("js.bigint", "false")
+                .build()) {
             context.parse(Source.create(LANGUAGE, js));
         } catch (PolyglotException e) {
             String where = e.getSourceLocation() == null ? "" : " at line " + e.getSourceLocation().getStartLine()
@@ -161,6 +193,17 @@ final class Sandbox implements AutoCloseable {
                 .out(OutputStream.nullOutputStream())
                 .err(OutputStream.nullOutputStream())
                 .build();
+
+        static {
+            // The engine's first script allocates about 8 MiB of its own: paid here, not counted against a rule's
+            // sandbox (whose life's allocation bounds what it may keep).
+            try (var first = new Sandbox(ScriptLimits.defaults(), (level, text) -> { })) {
+                first.load(Source.create(LANGUAGE,
+                        "function jsa_validate(obj) { return {Allowed: obj.kind == 'x'}; }"),
+                        new String[] {Signatures.VALIDATE});
+                first.invoke(first.function(0), "obj", "CREATE", "{\"kind\":\"Pod\"}", null, null, false);
+            }
+        }
 
         private Engines() {
         }

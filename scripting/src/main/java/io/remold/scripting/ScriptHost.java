@@ -10,8 +10,17 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
@@ -20,18 +29,28 @@ import java.util.logging.Logger;
  * rule set changes while the rule's manifest stays the same) and the create/update/delete events of the kinds the
  * scripts name. A new rule gets {@code jsa_init}, then a {@code jsa_created} for every object of its kinds that
  * {@link #existing} knows; events arrive more than once (informers list again), so each rule remembers which objects
- * it was told of. Thread-safe; events and rule set changes are handled one at a time.
+ * it was told of. A rule starts (loads, {@code jsa_init}, {@code jsa_created}) on a thread of its own, within
+ * {@value #START_FACTOR} call deadlines in total; {@link #stage} waits at most {@value #STAGE_WAIT_FACTOR} call
+ * deadlines for its new rules, and a rule slower than that joins its stage once started (until then it is skipped,
+ * as a rule not yet loaded). Thread-safe; events and starts call scripts outside the host's monitor, so neither a
+ * slow start nor a slow event handler holds up the other events or the next rule set.
  */
 public final class ScriptHost implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Scripts.class.getName());
 
-    private static final int WARM_UP_FACTOR = 10;
+    /** One rule's start in total, in call deadlines: creating the first contexts is slow, and so may be a top level. */
+    private static final int START_FACTOR = 10;
+    /** How long {@link #stage} waits for its new rules to start, in call deadlines. */
+    private static final int STAGE_WAIT_FACTOR = 2;
 
     private final ScriptLimits limits;
     private final Calls calls;
     private final Map<String, RuleRuntime> runtimes = new HashMap<>();
+    private final ExecutorService starts =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("remold-script-start-", 0).factory());
     private volatile Function<String, Collection<JsonObject>> existing = resource -> List.of();
-    private JsonObject seed;
+    private volatile JsonObject seed;
+    private volatile BiConsumer<ScriptRule, Optional<String>> onStarted = (rule, failure) -> { };
 
     ScriptHost(ScriptLimits limits) {
         this.limits = limits;
@@ -52,6 +71,14 @@ public final class ScriptHost implements AutoCloseable {
         this.seed = state;
     }
 
+    /**
+     * Where each rule's start ends: the rule and why its start failed (top level, {@code jsa_init}, or the start-up
+     * budget spent), or empty. Called on the start's thread, possibly after {@link #stage} returned.
+     */
+    public void onStarted(BiConsumer<ScriptRule, Optional<String>> listener) {
+        this.onStarted = listener;
+    }
+
     /** The resources (plural) some script names in {@code kinds} and handles events of. */
     public synchronized Set<String> watchedKinds() {
         var out = new TreeSet<String>();
@@ -67,20 +94,45 @@ public final class ScriptHost implements AutoCloseable {
      * The engine stage of this rule set: rules whose manifest did not change keep their state, new ones are
      * initialized now, removed ones are dropped. Namespaced rules run before cluster-wide ones, each in name order.
      */
-    public synchronized ScriptStage stage(Collection<ScriptRule> rules) {
-        var next = new HashMap<String, RuleRuntime>();
-        for (ScriptRule rule : rules) {
-            RuleRuntime current = runtimes.get(rule.id());
-            next.put(rule.id(), current != null && current.rule.equals(rule) ? current : start(rule));
-        }
-        runtimes.forEach((id, runtime) -> {
-            if (next.get(id) != runtime) {
-                runtime.close();
+    public ScriptStage stage(Collection<ScriptRule> rules) {
+        var ordered = new ArrayList<RuleRuntime>();
+        var starting = new ArrayList<CompletableFuture<Void>>();
+        synchronized (this) {
+            var next = new HashMap<String, RuleRuntime>();
+            for (ScriptRule rule : rules) {
+                RuleRuntime current = runtimes.get(rule.id());
+                if (current != null && current.rule.equals(rule)) {
+                    next.put(rule.id(), current);
+                } else {
+                    var runtime = new RuleRuntime(rule, calls, limits);
+                    next.put(rule.id(), runtime);
+                    try {
+                        starting.add(CompletableFuture.runAsync(() -> start(runtime), starts));
+                    } catch (RejectedExecutionException e) {
+                        runtime.started(); // the host is closed: its calls fail with why
+                    }
+                }
             }
-        });
-        runtimes.clear();
-        runtimes.putAll(next);
-        var ordered = new ArrayList<>(next.values());
+            runtimes.forEach((id, runtime) -> {
+                if (next.get(id) != runtime) {
+                    runtime.close();
+                }
+            });
+            runtimes.clear();
+            runtimes.putAll(next);
+            ordered.addAll(next.values());
+        }
+        try {
+            CompletableFuture.allOf(starting.toArray(CompletableFuture[]::new))
+                    .get(STAGE_WAIT_FACTOR * limits.callDeadline().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            LOG.info(starting.stream().filter(f -> !f.isDone()).count() + " script rule(s) still starting: each"
+                    + " joins the rules once started");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warning("starting a script rule failed: " + e.getCause());
+        }
         ordered.sort(Comparator.<RuleRuntime>comparingInt(r -> r.rule.clusterWide() ? 1 : 0)
                 .thenComparing(r -> r.rule.name()).thenComparing(r -> r.rule.id()));
         return new ScriptStage(this, List.copyOf(ordered));
@@ -92,16 +144,31 @@ public final class ScriptHost implements AutoCloseable {
         return r == null ? null : r.state();
     }
 
-    private RuleRuntime start(ScriptRule rule) {
-        var runtime = new RuleRuntime(rule, calls, limits);
+    /** Loads the rule's script, runs jsa_init and tells it of the objects that exist, then lets it join its stage. */
+    private void start(RuleRuntime runtime) {
+        Optional<String> failure;
+        try {
+            failure = startWithin(runtime, System.nanoTime() + START_FACTOR * limits.callDeadline().toNanos());
+        } finally {
+            runtime.started();
+        }
+        onStarted.accept(runtime.rule, failure);
+    }
+
+    /** Why the start failed, or empty. */
+    private Optional<String> startWithin(RuleRuntime runtime, long end) {
+        ScriptRule rule = runtime.rule;
+        String failure = null;
         try {
             // Creating the first contexts is slow while the interpreter warms up: not within a request's deadline.
-            runtime.warm(System.nanoTime() + WARM_UP_FACTOR * limits.callDeadline().toNanos());
-            runtime.call(Signatures.INIT, null, RuleRuntime.JsonText.NONE, RuleRuntime.JsonText.NONE, deadline());
+            runtime.warm(end);
+            runtime.call(Signatures.INIT, null, RuleRuntime.JsonText.NONE, RuleRuntime.JsonText.NONE,
+                    Math.min(deadline(), end));
         } catch (Calls.Failed | RuleRuntime.ScriptError e) {
-            LOG.warning(rule.id() + ": loading the script or jsa_init failed, the state starts empty: "
-                    + e.getMessage());
+            failure = "loading the script or jsa_init failed: " + e.getMessage();
+            LOG.warning(rule.id() + ": " + failure + "; the state starts empty");
         }
+        JsonObject seed = this.seed;
         if (seed != null) {
             var merged = jakarta.json.spi.JsonProvider.provider().createObjectBuilder(
                     (JsonObject) io.remold.json.JsonTree.parse(runtime.state().getBytes(
@@ -111,18 +178,29 @@ public final class ScriptHost implements AutoCloseable {
         }
         for (String resource : rule.kinds()) {
             for (JsonObject object : existing.apply(resource)) {
+                if (System.nanoTime() - end >= 0) {
+                    failure = "its start-up budget of " + START_FACTOR * limits.callDeadline().toMillis()
+                            + " ms is spent: it is not told of the other existing " + resource;
+                    LOG.warning(rule.id() + ": " + failure);
+                    return Optional.of(failure);
+                }
                 if (receives(rule, resource, object)) {
                     created(runtime, object, new RuleRuntime.JsonText(object));
                 }
             }
         }
-        return runtime;
+        return Optional.ofNullable(failure);
+    }
+
+    /** The rules now, to call outside the monitor. */
+    private synchronized List<RuleRuntime> current() {
+        return List.copyOf(runtimes.values());
     }
 
     /** An object of {@code resource} (plural) was created (or listed). */
-    public synchronized void created(String resource, JsonObject object) {
+    public void created(String resource, JsonObject object) {
         var text = new RuleRuntime.JsonText(object);
-        for (RuleRuntime r : runtimes.values()) {
+        for (RuleRuntime r : current()) {
             if (receives(r.rule, resource, object)) {
                 created(r, object, text);
             }
@@ -130,13 +208,13 @@ public final class ScriptHost implements AutoCloseable {
     }
 
     /** An object of {@code resource} changed; a resync that changed nothing (same resourceVersion) is skipped. */
-    public synchronized void updated(String resource, JsonObject old, JsonObject object) {
+    public void updated(String resource, JsonObject old, JsonObject object) {
         if (old != null && resourceVersion(old) != null && resourceVersion(old).equals(resourceVersion(object))) {
             return;
         }
         var text = new RuleRuntime.JsonText(object);
         var oldText = new RuleRuntime.JsonText(old);
-        for (RuleRuntime r : runtimes.values()) {
+        for (RuleRuntime r : current()) {
             if (!receives(r.rule, resource, object)) {
                 continue;
             }
@@ -149,9 +227,9 @@ public final class ScriptHost implements AutoCloseable {
     }
 
     /** An object of {@code resource} was deleted. */
-    public synchronized void deleted(String resource, JsonObject object) {
+    public void deleted(String resource, JsonObject object) {
         var text = new RuleRuntime.JsonText(object);
-        for (RuleRuntime r : runtimes.values()) {
+        for (RuleRuntime r : current()) {
             if (receives(r.rule, resource, object) && r.known.remove(key(object))) {
                 event(r, Signatures.DELETED, object, text, RuleRuntime.JsonText.NONE);
             }
@@ -213,6 +291,7 @@ public final class ScriptHost implements AutoCloseable {
     public synchronized void close() {
         runtimes.values().forEach(RuleRuntime::close);
         runtimes.clear();
+        starts.shutdownNow();
         calls.close();
     }
 }

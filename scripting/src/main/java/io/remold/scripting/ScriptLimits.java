@@ -11,10 +11,12 @@ import java.time.Duration;
  */
 public record ScriptLimits(Duration callDeadline, Duration requestBudget, long statements, long allocatedBytes,
                            int threads) {
-    /** 1 s per call and 3 s per request, 10 million statements and 64 MiB per call, one thread per core. */
+    /**
+     * 1 s per call and 3 s per request, 10 million statements and 24 MiB per call, 2 threads. The memory is sized
+     * for the bundle's 128 MiB heap: 2 calls of 24 MiB plus 16 MiB that idle sandboxes may hold is half of it.
+     */
     public static ScriptLimits defaults() {
-        return new ScriptLimits(Duration.ofSeconds(1), Duration.ofSeconds(3), 10_000_000L, 64L << 20,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
+        return new ScriptLimits(Duration.ofSeconds(1), Duration.ofSeconds(3), 10_000_000L, 24L << 20, 2);
     }
 
     public ScriptLimits {

@@ -4,13 +4,14 @@ import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Engine;
 import io.remold.engine.MutationStage;
 import io.remold.engine.Rejection;
+import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
+import io.remold.engine.StageContext;
 import io.remold.engine.ValidationStage;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -19,7 +20,9 @@ import java.util.Locale;
  * and the Gatekeeper mutators, each script on the previous one's result, and its {@code Result} becomes part of the
  * engine's one patch; {@code jsa_validate} runs after the Reject rules. A script that fails (throws, passes a bound)
  * fails its rule only: a mutation is skipped with the reason in its outcome (the webhook warns), a validation
- * refuses with the reason. Immutable and thread-safe.
+ * refuses with the reason. The calls of one request end by its deadline (the engine's, shared with the other rule
+ * families, and at most {@link ScriptLimits#requestBudget()}); once it is spent, the rules not yet run fail the same
+ * way. Immutable and thread-safe.
  */
 public final class ScriptStage implements MutationStage, ValidationStage {
     private final ScriptHost host;
@@ -31,33 +34,34 @@ public final class ScriptStage implements MutationStage, ValidationStage {
     }
 
     @Override
+    public RuleFamily family() {
+        return Scripts.FAMILY;
+    }
+
+    @Override
     public int ruleCount() {
         return rules.size();
     }
 
     @Override
-    public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes) {
-        return mutate(object, request, outcomes, new ArrayList<>());
-    }
-
-    @Override
-    public JsonObject mutate(JsonObject object, AdmissionRequest request, List<RuleOutcome> outcomes,
-                             List<Rejection> rejections) {
-        long budget = System.nanoTime() + host.limits().requestBudget().toNanos();
+    public JsonObject mutate(JsonObject object, StageContext context) {
+        AdmissionRequest request = context.request();
+        long budget = Math.min(context.deadlineNanos(), ownBudget());
         JsonObject current = object;
         var currentText = new RuleRuntime.JsonText(current);
         var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
-            if (!r.rule.has(Signatures.MUTATE) || !applies(r.rule, request, current)) {
+            if (!r.isStarted() || !r.rule.has(Signatures.MUTATE) || !applies(r.rule, request, current)) {
                 continue;
             }
             String error = null;
             JsonValue applied = JsonValue.EMPTY_JSON_ARRAY;
             try {
+                spent(budget);
                 RuleRuntime.Returned returned = r.call(Signatures.MUTATE, request.operation().name(), currentText,
                         oldText, deadline(budget));
                 if (refused(returned.value())) {
-                    rejections.add(rejection(r.rule, message(returned.value())));
+                    context.rejections().add(rejection(r.rule, message(returned.value())));
                 } else if (returned.value() instanceof JsonObject answer && answer.get("Result") != null
                         && answer.get("Result") != JsonValue.NULL) {
                     if (!(answer.get("Result") instanceof JsonObject result)) {
@@ -72,35 +76,51 @@ public final class ScriptStage implements MutationStage, ValidationStage {
             } catch (Calls.Failed | RuleRuntime.ScriptError e) {
                 error = "jsa_mutate " + e.getMessage();
             }
-            outcomes.add(new RuleOutcome(r.rule.id(), 0, true, -1, null, applied.asJsonArray(), error));
+            context.outcomes().add(new RuleOutcome(Scripts.FAMILY, r.rule.id(), 0, true, -1, null,
+                    applied.asJsonArray(), error));
         }
         return current;
     }
 
     @Override
-    public void validate(JsonObject object, AdmissionRequest request, List<Rejection> rejections,
-                         List<RuleOutcome> outcomes) {
-        long budget = System.nanoTime() + host.limits().requestBudget().toNanos();
+    public void validate(JsonObject object, StageContext context) {
+        AdmissionRequest request = context.request();
+        long budget = Math.min(context.deadlineNanos(), ownBudget());
         // Serialised once for all the rules, and only if one names it.
         var objectText = new RuleRuntime.JsonText(object);
         var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
-            if (!r.rule.has(Signatures.VALIDATE) || !applies(r.rule, request, object)) {
+            if (!r.isStarted() || !r.rule.has(Signatures.VALIDATE) || !applies(r.rule, request, object)) {
                 continue;
             }
             try {
+                spent(budget);
                 RuleRuntime.Returned returned = r.call(Signatures.VALIDATE, request.operation().name(), objectText,
                         oldText, deadline(budget));
                 if (refused(returned.value())) {
-                    rejections.add(rejection(r.rule, message(returned.value())));
-                    outcomes.add(new RuleOutcome(r.rule.id(), 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, null));
+                    context.rejections().add(rejection(r.rule, message(returned.value())));
+                    context.outcomes().add(new RuleOutcome(Scripts.FAMILY, r.rule.id(), 0, true, -1, null,
+                            JsonValue.EMPTY_JSON_ARRAY, null));
                 }
             } catch (Calls.Failed | RuleRuntime.ScriptError e) {
                 // Fails closed: a validation that cannot run must not let the object through.
                 String why = "jsa_validate " + e.getMessage();
-                rejections.add(rejection(r.rule, why));
-                outcomes.add(new RuleOutcome(r.rule.id(), 0, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, why));
+                context.rejections().add(rejection(r.rule, why));
+                context.outcomes().add(new RuleOutcome(Scripts.FAMILY, r.rule.id(), 0, true, -1, null,
+                        JsonValue.EMPTY_JSON_ARRAY, why));
             }
+        }
+    }
+
+    /** The scripts' own share of a request: {@link ScriptLimits#requestBudget()} from now. */
+    private long ownBudget() {
+        return System.nanoTime() + host.limits().requestBudget().toNanos();
+    }
+
+    /** Fails a rule not yet run once the request's budget is spent: the webhook must answer in time. */
+    private static void spent(long budget) throws Calls.Failed {
+        if (System.nanoTime() - budget >= 0) {
+            throw new Calls.Failed("not run: the request budget is spent");
         }
     }
 

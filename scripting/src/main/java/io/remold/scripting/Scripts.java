@@ -1,5 +1,6 @@
 package io.remold.scripting;
 
+import io.remold.engine.RuleFamily;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -24,6 +25,8 @@ public final class Scripts {
     public static final String CLUSTER = "ClusterJsAdmission";
     /** The resources (plural) of the two kinds, as the API server serves them. */
     public static final List<String> PLURALS = List.of("jsadmissions", "clusterjsadmissions");
+    /** The family of the stage's outcomes, named as the webhook's warnings and audit annotation name them. */
+    public static final RuleFamily FAMILY = new RuleFamily("script", "mutated by script(s)", "scripted-by");
     /** The function by which a script refuses objects, as a Reject rule does. */
     public static final String VALIDATE = Signatures.VALIDATE;
     private static final Set<String> MANAGED = Set.of(Signatures.MUTATE, Signatures.VALIDATE, Signatures.INIT,
@@ -54,14 +57,6 @@ public final class Scripts {
                 && manifest.get("kind") instanceof JsonString k && k.getString().equals(MODRULE)
                 && manifest.get("spec") instanceof JsonObject spec
                 && spec.get("type") instanceof JsonString t && t.getString().equals("Script");
-    }
-
-    /**
-     * Whether an engine outcome comes from a script rule (named {@code JsAdmission/...}, {@code ClusterJsAdmission/...},
-     * {@code ModRule/...}: a ModRule's own outcomes are {@code namespace/name}, and no namespace is called ModRule).
-     */
-    public static boolean isStageOutcome(String rule) {
-        return rule.startsWith(NAMESPACED + "/") || rule.startsWith(CLUSTER + "/") || rule.startsWith(MODRULE + "/");
     }
 
     /**

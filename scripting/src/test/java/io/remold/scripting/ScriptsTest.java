@@ -4,6 +4,8 @@ import io.remold.api.AdmissionOperation;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
+import io.remold.engine.StageContext;
+import io.remold.templating.ExternalData;
 import io.remold.json.JsonTree;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
@@ -53,7 +55,7 @@ class ScriptsTest {
 
     static Engine engine(ScriptHost host, ScriptRule... rules) {
         ScriptStage stage = host.stage(List.of(rules));
-        return Engine.builder().stage(stage).validationStage(stage).build();
+        return Engine.builder().stage(stage).build();
     }
 
     static final JsonObject POD = json("{'apiVersion':'v1','kind':'Pod','metadata':{'name':'p','namespace':"
@@ -260,9 +262,10 @@ class ScriptsTest {
         assertThat(Scripts.isScript(manifest), is(true));
         ScriptRule rule = Scripts.parse(manifest);
         assertThat(rule.id(), equalTo("ModRule/default/label"));
-        assertThat(Scripts.isStageOutcome(rule.id()), is(true));
         Engine engine = engine(HOST, rule);
-        assertThat(engine.mutate(create(POD)).patch(), hasSize(1));
+        var decision = engine.mutate(create(POD));
+        assertThat(decision.patch(), hasSize(1));
+        assertThat(decision.outcomes().getFirst().family(), is(Scripts.FAMILY));
         var elsewhere = new AdmissionRequest(AdmissionOperation.CREATE, "other", POD, null, null, null, false);
         assertThat(engine.mutate(elsewhere).patch(), empty());
 
@@ -342,9 +345,11 @@ class ScriptsTest {
         var serialised = new java.util.concurrent.atomic.AtomicInteger();
         JsonObject pod = counting(POD, serialised);
         var rejections = new java.util.ArrayList<io.remold.engine.Rejection>();
-        HOST.stage(List.of(byOp)).validate(pod, create(pod), rejections, new java.util.ArrayList<>());
+        var context = new StageContext(create(pod), ExternalData.NONE, io.remold.engine.ReferenceResolver.NONE,
+                System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos(), new java.util.ArrayList<>(), rejections);
+        HOST.stage(List.of(byOp)).validate(pod, context);
         assertThat(serialised.get(), is(0));
-        HOST.stage(List.of(byOp, byObj1, byObj2)).validate(pod, create(pod), rejections, new java.util.ArrayList<>());
+        HOST.stage(List.of(byOp, byObj1, byObj2)).validate(pod, context);
         assertThat(serialised.get(), is(1));
         assertThat(rejections, is(empty()));
     }
@@ -372,7 +377,7 @@ class ScriptsTest {
     void theWatchdogTicksOnlyWhileCallsRun() throws Exception {
         try (var calls = new Calls(GENEROUS)) {
             assertThat(calls.idle(), is(true));
-            var ranWhileWatched = calls.run(System.nanoTime() + GENEROUS.callDeadline().toNanos(),
+            var ranWhileWatched = calls.run(null, System.nanoTime() + GENEROUS.callDeadline().toNanos(),
                     call -> !calls.idle());
             assertThat(ranWhileWatched, is(true));
             assertThat(calls.idle(), is(true));
@@ -380,9 +385,7 @@ class ScriptsTest {
     }
 
     @Test
-    void stageOutcomesAreRecognised() {
-        assertThat(Scripts.isStageOutcome("JsAdmission/ns/n"), is(true));
-        assertThat(Scripts.isStageOutcome("ns/n"), is(false));
+    void ruleIdsNameKindNamespaceAndName() {
         assertThat(rule("JsAdmission", "ns", "n", null, "function jsa_init(){}").id(), equalTo("JsAdmission/ns/n"));
     }
 }

@@ -1,7 +1,8 @@
 package io.remold.server;
 
-import io.remold.server.convert.ConvertCommand;
-import io.remold.server.eval.EvalCommand;
+import io.remold.cli.CommandLine;
+import io.remold.cli.UsageException;
+import io.remold.server.log.Logs;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -9,7 +10,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
-/** Command line entry point: {@code serve} (default), {@code eval}, {@code convert}, {@code version}, {@code --help}. */
+/**
+ * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code convert} and
+ * {@code version} are the cli module's ({@link io.remold.cli.Main}), run from here too so the server's jar and image
+ * keep them.
+ */
 public final class Main {
     private Main() {
     }
@@ -29,12 +34,7 @@ public final class Main {
         String[] rest = named ? Arrays.copyOfRange(args, 1, args.length) : args;
         return switch (command) {
             case "serve" -> serve(rest, out, err);
-            case "eval" -> EvalCommand.run(rest, out, err);
-            case "convert" -> ConvertCommand.run(rest, out, err);
-            case "version" -> {
-                out.println("remold " + version());
-                yield 0;
-            }
+            case "eval", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -56,7 +56,7 @@ public final class Main {
                 return 0;
             }
             config = ServerConfig.load(flags, System.getenv());
-        } catch (IllegalArgumentException e) {
+        } catch (UsageException | IllegalArgumentException e) {
             err.println("remold: " + e.getMessage());
             err.println("run 'remold --help' for the options");
             return 2;
@@ -82,30 +82,14 @@ public final class Main {
         return 0;
     }
 
-    /** {@code --key value}, {@code --key=value}, or a bare {@code --key} for true. */
+    /** {@code --key value}, {@code --key=value}, or a bare {@code --key} for true; keys without the dashes. */
     static Map<String, String> flags(String[] args) {
         var flags = new LinkedHashMap<String, String>();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--") || arg.length() == 2) {
-                throw new IllegalArgumentException("unexpected argument \"" + arg + "\" (position " + (i + 1) + ")");
-            }
-            String name = arg.substring(2);
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                flags.put(name.substring(0, eq), name.substring(eq + 1));
-            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-                flags.put(name, args[++i]);
-            } else {
-                flags.put(name, "true");
-            }
+        var line = new CommandLine(args);
+        while (line.next()) {
+            flags.put(line.flag().substring(2), line.optionalValue().orElse("true"));
         }
         return flags;
-    }
-
-    private static String version() {
-        String version = Main.class.getPackage().getImplementationVersion();
-        return version == null ? "development" : version;
     }
 
     private static void help(PrintStream out) {

@@ -1,12 +1,21 @@
 package io.remold.server;
 
+import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.server.files.ChangePoller;
+import io.remold.server.http.HttpLimits;
+import io.remold.server.http.Metrics;
+import io.remold.server.http.TlsFiles;
+import io.remold.server.http.WebhookServer;
 import io.remold.server.kube.ClusterMode;
 import io.remold.server.kube.ClusterModeConfig;
 import io.remold.server.kube.ClusterReferences;
 import io.remold.server.kube.ClusterScriptEvents;
+import io.remold.server.kube.Informers;
 import io.remold.server.kube.KubeClients;
+import io.remold.server.rules.RuleFolder;
+import io.remold.server.rules.RuleStore;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.OptionalInt;
 import java.util.logging.Logger;
 
 /**
@@ -30,11 +40,16 @@ final class Serve implements AutoCloseable {
     /** Closed in reverse order of opening: the server first, so that in-flight requests still see the rules. */
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final WebhookServer server;
+    private final BindingListener bindings;
 
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
-        this.store = new RuleStore(config.systemNamespace(), metrics);
-        metrics.syncedBy(store::isSynced);
+        this.store = new RuleStore(config.systemNamespace());
+        store.onSnapshot(metrics::installed);
+        metrics.externalData(store::writeMetrics);
+        store.kubemodSystemNamespace(config.kubemodSystem());
+        store.tenantScripts(config.tenantScripts());
+        metrics.syncedBy(store::isReady);
         resources.push(store); // closed last: the rule sources and the server stop first
         try {
             config.rules().ifPresent(dir -> {
@@ -49,36 +64,47 @@ final class Serve implements AutoCloseable {
             ClusterRefs refs = ClusterRefs.NONE;
             BindingListener bindings = BindingListener.NONE;
             if (config.kubeconfig().isPresent() || config.inCluster()) {
-                KubeClients clients = connect(config);
-                ClusterReferences references = ClusterReferences.connect(clients, config.allowReferences());
+                var informers = new Informers(connect(config)); // shared by the three below, closed after them
+                resources.push(informers);
+                ClusterReferences references = ClusterReferences.connect(informers, config.allowReferences());
                 resources.push(references);
                 store.references(references);
-                ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(clients);
+                store.onSnapshot(snapshot -> references.use(snapshot.referencedKinds()));
+                ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(informers);
                 resources.push(scriptEvents);
-                store.scriptEvents(scriptEvents);
+                store.onSnapshot(snapshot -> snapshot.runtime(ScriptHost.class)
+                        .ifPresent(host -> scriptEvents.use(host, snapshot.watchedResources())));
                 ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
-                        config.kubemodCompat(), null, null, null), store, clients);
+                        config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
+                        informers);
                 resources.push(cluster);
                 refs = cluster.refs();
-                bindings = cluster.bindings();
+                // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
+                bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;
             } else {
                 store.synced();
             }
-            this.tls = config.tlsCert().isPresent()
+            this.tls = (config.tlsCert().isPresent()
                     ? new TlsFiles(config.tlsCert().get(), config.tlsKey().orElseThrow())
-                    : TlsFiles.generateSelfSigned(config.generatedCertDir().orElseGet(Serve::tempDir), Instant.now());
+                    : TlsFiles.generateSelfSigned(config.generatedCertDir().orElseGet(Serve::tempDir), Instant.now()))
+                    .requiringClientsOf(config.clientCa());
             if (config.tlsCert().isEmpty()) {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
-            this.server = new WebhookServer(config.host(), config.port(), tls, config.pollInterval(),
-                    config.shutdownGrace(), config.drain(), store, refs, bindings, metrics, config.maxBodyBytes());
+            this.bindings = bindings;
+            this.server = new WebhookServer(config.host(), config.port(),
+                    config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,
+                    config.pollInterval(), config.shutdownGrace(), config.drain(), store, refs, bindings, metrics,
+                    new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget());
             resources.push(server);
         } catch (RuntimeException e) {
             close();
             throw e;
         }
-        LOG.info("listening on https://" + config.host() + ":" + server.port() + " with "
-                + store.engine().ruleCount() + " rules" + (store.isSynced() ? "" : " (cluster rules still syncing)"));
+        LOG.info("listening on https://" + config.host() + ":" + server.port()
+                + (config.adminPort() == 0 ? "" : " (admin: http://" + config.host() + ":" + server.adminPort() + ")")
+                + (config.clientCa().isPresent() ? " requiring client certificates" : "") + " with "
+                + store.engine().ruleCount() + " rules" + (store.isReady() ? "" : " (cluster rules still syncing)"));
     }
 
     private static KubeClients connect(ServerConfig config) {
@@ -110,8 +136,17 @@ final class Serve implements AutoCloseable {
         return server.port();
     }
 
+    int adminPort() {
+        return server.adminPort();
+    }
+
     RuleStore store() {
         return store;
+    }
+
+    /** Who is told of {@code pods/binding} requests. */
+    BindingListener bindings() {
+        return bindings;
     }
 
     TlsFiles tls() {

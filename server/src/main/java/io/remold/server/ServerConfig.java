@@ -2,6 +2,8 @@ package io.remold.server;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import io.remold.rules.TenantScripts;
+import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The server's settings. Precedence: flag {@code --key}, then environment variable {@code REMOLD_KEY}, then
@@ -19,9 +22,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     Optional<Path> generatedCertDir, String systemNamespace, Optional<Path> rules,
                     long maxBodyBytes, LogFormat logFormat, Optional<Path> kubeconfig, boolean inCluster,
                     boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain,
-                    List<String> allowReferences) {
-
-    enum LogFormat { json, text }
+                    List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
+                    Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
+                    long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -38,7 +41,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("generated-cert-dir", "where the self-signed certificate goes when no certificate is set"),
             new Key("system-namespace", "namespace whose ModRules apply cluster-wide"),
             new Key("rules", "folder of ModRule files (folder mode)"),
-            new Key("max-body-bytes", "largest accepted request body"),
+            new Key("max-body-bytes", "largest accepted request body (the API server sends at most about 3 MiB)"),
             new Key("log-format", "json or text"),
             new Key("kubeconfig", "kubeconfig file (cluster mode)"),
             new Key("in-cluster", "use the pod's service account (cluster mode)"),
@@ -48,7 +51,27 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("drain-seconds", "on shutdown, how long to keep serving, not ready and closing each connection after "
                     + "its response, before stopping (lets a Service's endpoints and its clients move away)"),
             new Key("allow-references", "resources ModRules' spec.references may read, [group/]plural, comma-separated,"
-                    + " or none (the default; cluster mode; the installer grants the same)"));
+                    + " or none (the default; cluster mode; the installer grants the same)"),
+            new Key("rule-crds", "API groups of rule CRDs installed with the server, comma-separated, or none: a replica"
+                    + " is not ready until it watches their rule resources (cluster mode; kubemod-compat implies"
+                    + " api.kubemod.io)"),
+            new Key("kubemod-system-namespace", "namespace whose api.kubemod.io ModRules apply cluster-wide, as"
+                    + " KubeMod's own; only with kubemod-compat (without it they are namespaced like any other)"),
+            new Key(TenantScripts.OPTION, "namespaces whose own rules may run JavaScript (type: Script ModRules,"
+                    + " JsAdmission), comma-separated, * for all, or none (the default); the system namespace's and"
+                    + " cluster-wide ones always may"),
+            new Key("request-budget-ms", "how long one /mutate or /validate may take: external data and scripts"
+                    + " share it, rules not yet run when it is spent fail (under the webhook's timeoutSeconds)"),
+            new Key("node-annotations", "annotate bound pods that ask for it with their node (cluster mode; the server"
+                    + " then patches pods: the installer's --node-annotations grants it)"),
+            new Key("admin-port", "plain-HTTP port on host for /healthz, /readyz and /metrics, outside the webhook "
+                    + "port's request bound (0: none; /metrics is served only there)"),
+            new Key("client-ca", "PEM CA file; when set, the HTTPS port requires a client certificate it signed "
+                    + "(reloaded when it changes)"),
+            new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
+                    + "request is answered 503 before its body is read"),
+            new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
+                    + "closed"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -90,8 +113,30 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Duration.ofMillis(number(config, "poll-interval-ms")),
                 Duration.ofSeconds(number(config, "shutdown-grace-seconds")),
                 Duration.ofSeconds(number(config, "drain-seconds")),
-                java.util.Arrays.stream(string(config, "allow-references").split(",")).map(String::strip)
-                        .filter(r -> !r.isEmpty() && !"none".equals(r)).toList());
+                list(config, "allow-references"),
+                string(config, "kubemod-system-namespace"),
+                TenantScripts.parse(string(config, TenantScripts.OPTION)),
+                Duration.ofMillis(number(config, "request-budget-ms")),
+                bool(config, "node-annotations"),
+                integer(config, "admin-port"),
+                path(config, "client-ca"),
+                number(config, "max-body-bytes-in-flight"),
+                Duration.ofMillis(number(config, "read-timeout-ms")),
+                Set.copyOf(list(config, "rule-crds")));
+    }
+
+    /** A comma-separated value; {@code none} or empty for no items. */
+    private static List<String> list(Config config, String key) {
+        return java.util.Arrays.stream(string(config, key).split(",")).map(String::strip)
+                .filter(r -> !r.isEmpty() && !"none".equals(r)).toList();
+    }
+
+    /**
+     * The namespace whose api.kubemod.io rules are cluster-wide, or null: only with kubemod-compat, since whoever
+     * may create a namespace of that name would otherwise get rules over every namespace.
+     */
+    String kubemodSystem() {
+        return kubemodCompat && !kubemodSystemNamespace.isBlank() ? kubemodSystemNamespace : null;
     }
 
     ServerConfig {
@@ -103,6 +148,19 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         }
         if (maxBodyBytes <= 0 || maxBodyBytes > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("max-body-bytes must be between 1 and 2 GiB: " + maxBodyBytes);
+        }
+        if (requestBudget.toMillis() < 1) {
+            throw new IllegalArgumentException("request-budget-ms must be at least 1: " + requestBudget.toMillis());
+        }
+        if (maxBodyBytesInFlight < maxBodyBytes || maxBodyBytesInFlight > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("max-body-bytes-in-flight must be between max-body-bytes ("
+                    + maxBodyBytes + ") and 2 GiB: " + maxBodyBytesInFlight);
+        }
+        if (!readTimeout.isPositive()) {
+            throw new IllegalArgumentException("read-timeout-ms must be positive: " + readTimeout.toMillis());
+        }
+        if (adminPort != 0 && adminPort == port) {
+            throw new IllegalArgumentException("admin-port and port must differ: " + port);
         }
     }
 

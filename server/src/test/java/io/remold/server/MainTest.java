@@ -1,5 +1,6 @@
 package io.remold.server;
 
+import io.remold.server.log.LogFormat;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The command line and the configuration precedence: flag, then environment, then application.yaml. */
@@ -34,11 +36,13 @@ class MainTest {
     }
 
     @Test
-    void versionAndEvalAreDispatched() {
+    void versionEvalAndConvertAreTheCliCommands() {
         assertThat(run("version"), is(0));
         assertThat(out.toString(StandardCharsets.UTF_8), containsString("remold "));
         assertThat(run("eval", "--help"), is(0));
         assertThat(out.toString(StandardCharsets.UTF_8), containsString("--resource"));
+        assertThat(run("convert", "--help"), is(0));
+        assertThat(out.toString(StandardCharsets.UTF_8), containsString("--first-tier"));
     }
 
     @Test
@@ -57,9 +61,13 @@ class MainTest {
     void defaultsComeFromApplicationYaml() {
         ServerConfig config = ServerConfig.load(Map.of(), Map.of());
         assertThat(config.port(), is(8443));
-        assertThat(config.maxBodyBytes(), is(8L << 20));
+        assertThat(config.maxBodyBytes(), is(3L << 20));
+        assertThat(config.maxBodyBytesInFlight(), is(32L << 20));
+        assertThat(config.readTimeout(), is(Duration.ofSeconds(5)));
+        assertThat(config.adminPort(), is(8081));
+        assertThat(config.clientCa(), is(Optional.empty()));
         assertThat(config.systemNamespace(), is("remold-system"));
-        assertThat(config.logFormat(), is(ServerConfig.LogFormat.json));
+        assertThat(config.logFormat(), is(LogFormat.json));
         assertThat(config.rules(), is(Optional.empty()));
         assertThat(config.inCluster(), is(false));
         assertThat(config.shutdownGrace(), is(Duration.ofSeconds(10)));
@@ -73,7 +81,7 @@ class MainTest {
         assertThat(fromEnv.port(), is(9443));
         assertThat(fromEnv.maxBodyBytes(), is(1024L));
         assertThat(fromEnv.rules(), is(Optional.of(Path.of("/env/rules"))));
-        assertThat(fromEnv.logFormat(), is(ServerConfig.LogFormat.text));
+        assertThat(fromEnv.logFormat(), is(LogFormat.text));
 
         ServerConfig fromFlags = ServerConfig.load(Main.flags(new String[]{"--port=10443", "--rules", "examples/rules",
                 "--in-cluster"}), env);
@@ -81,6 +89,17 @@ class MainTest {
         assertThat(fromFlags.rules(), is(Optional.of(Path.of("examples/rules"))));
         assertThat(fromFlags.inCluster(), is(true));
         assertThat(fromFlags.maxBodyBytes(), is(1024L));
+    }
+
+    /** F13: KubeMod's system namespace is honoured only with kubemod-compat. */
+    @Test
+    void theKubemodSystemNamespaceNeedsKubemodCompat() {
+        assertThat(ServerConfig.load(Map.of(), Map.of()).kubemodSystem(), nullValue());
+        assertThat(ServerConfig.load(Map.of("kubemod-compat", "true"), Map.of()).kubemodSystem(), is("kubemod-system"));
+        assertThat(ServerConfig.load(Map.of("kubemod-compat", "true", "kubemod-system-namespace", "kubemod"), Map.of())
+                .kubemodSystem(), is("kubemod"));
+        assertThat(ServerConfig.load(Map.of("kubemod-system-namespace", "kubemod"), Map.of()).kubemodSystem(),
+                nullValue());
     }
 
     @Test

@@ -1,10 +1,13 @@
 package io.remold.server;
 
+import io.remold.server.http.TestServer;
+import io.remold.server.http.WebhookServerTest;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,9 +16,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import static io.remold.server.Eventually.await;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -36,16 +41,11 @@ class ServeTest {
                 matchValue: web
             """;
 
-    /** Waits (bounded) for the folder watcher, which polls every 50 ms here. */
-    static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
+    /** A port free a moment ago: for the admin listener, whose 0 means none. */
+    static int freePort() throws IOException {
+        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
-        return true;
     }
 
     @Test
@@ -54,7 +54,7 @@ class ServeTest {
         var printed = new ByteArrayOutputStream();
         ServerConfig config = ServerConfig.load(Map.of("port", "0", "host", "127.0.0.1", "rules", rules.toString(),
                 "generated-cert-dir", dir.resolve("tls").toString(), "poll-interval-ms", "50",
-                "shutdown-grace-seconds", "1"), Map.of());
+                "shutdown-grace-seconds", "1", "admin-port", String.valueOf(freePort())), Map.of());
         try (Serve serve = Serve.start(config, new PrintStream(printed, true, StandardCharsets.UTF_8));
              HttpClient client = TestServer.client(serve.tls().ca())) {
             assertThat(printed.toString(StandardCharsets.UTF_8),
@@ -75,19 +75,19 @@ class ServeTest {
 
             Files.createDirectories(rules);
             Files.writeString(rules.resolve("no-web.yaml"), RULE);
-            assertThat("the new file's rule applies", eventually(() -> !allowed.getAsBoolean()), is(true));
+            await("the new file's rule applies", () -> !allowed.getAsBoolean());
             String metrics = TestServer.send(client, HttpRequest.newBuilder(
-                    URI.create("https://localhost:" + serve.port() + "/metrics")).build()).body();
+                    URI.create("http://127.0.0.1:" + serve.adminPort() + "/metrics")).build()).body();
             assertThat("a rule without namespace is named alike everywhere", metrics,
                     containsString("\nremold_rule_rejections_total{rule=\"no-web\"} 1\n"));
 
             Files.writeString(rules.resolve("no-web.yaml"), RULE.replace("matchValue: web", "matchValue: other"));
-            assertThat("the changed rule applies", eventually(allowed), is(true));
+            await("the changed rule applies", allowed);
 
             Files.writeString(rules.resolve("no-web.yaml"), RULE);
-            assertThat(eventually(() -> !allowed.getAsBoolean()), is(true));
+            await("the rule applies again", () -> !allowed.getAsBoolean());
             Files.delete(rules.resolve("no-web.yaml"));
-            assertThat("the deleted file's rule is gone", eventually(allowed), is(true));
+            await("the deleted file's rule is gone", allowed);
         }
     }
 
@@ -104,7 +104,7 @@ class ServeTest {
                 """);
         ServerConfig config = ServerConfig.load(Map.of("port", "0", "host", "127.0.0.1",
                 "kubeconfig", kubeconfig.toString(), "generated-cert-dir", dir.resolve("tls").toString(),
-                "shutdown-grace-seconds", "1"), Map.of());
+                "shutdown-grace-seconds", "1", "admin-port", String.valueOf(freePort())), Map.of());
         try (Serve serve = Serve.start(config, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8)); HttpClient client = TestServer.client(serve.tls().ca())) {
             URI base = URI.create("https://localhost:" + serve.port());
@@ -112,10 +112,71 @@ class ServeTest {
                     is(200));
             assertThat(TestServer.send(client, HttpRequest.newBuilder(base.resolve("/readyz")).build()).statusCode(),
                     is(503));
+            URI admin = URI.create("http://127.0.0.1:" + serve.adminPort());
+            assertThat(TestServer.send(client, HttpRequest.newBuilder(admin.resolve("/healthz")).build()).statusCode(),
+                    is(200));
+            assertThat(TestServer.send(client, HttpRequest.newBuilder(admin.resolve("/readyz")).build()).statusCode(),
+                    is(503));
             HttpResponse<String> http = TestServer.send(client, HttpRequest.newBuilder(base.resolve("/mutate"))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(WebhookServerTest.review("c1", "CREATE", ""))).build());
             assertThat(WebhookServerTest.response(http).getBoolean("allowed"), is(true));
+        }
+    }
+
+    /**
+     * F15: the server runs tenants' JavaScript, so it patches pods (the node annotation) only when asked to. With
+     * node-annotations, a binding makes it read the pod from the API server; without, bindings reach no one.
+     */
+    @Test
+    void boundPodsAreAnnotatedOnlyWithNodeAnnotations() throws Exception {
+        var podReads = new java.util.concurrent.CopyOnWriteArrayList<String>();
+        var api = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        api.createContext("/", exchange -> { // every read answers 404: informers retry, the injector finds no pod
+            if (exchange.getRequestURI().getPath().startsWith("/api/v1/namespaces/team-a/pods/")) {
+                podReads.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
+            }
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        api.start();
+        try {
+            Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: c, cluster: {server: "http://127.0.0.1:%d"}}]
+                    users: [{name: u, user: {token: t}}]
+                    contexts: [{name: x, context: {cluster: c, user: u}}]
+                    current-context: x
+                    """.formatted(api.getAddress().getPort()));
+            for (boolean annotate : new boolean[]{false, true}) {
+                var flags = new java.util.HashMap<>(Map.of("port", "0", "host", "127.0.0.1",
+                        "kubeconfig", kubeconfig.toString(), "generated-cert-dir", dir.resolve("tls").toString(),
+                        "shutdown-grace-seconds", "1"));
+                if (annotate) {
+                    flags.put("node-annotations", "true");
+                }
+                try (Serve serve = Serve.start(ServerConfig.load(flags, Map.of()), new PrintStream(
+                        new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                     HttpClient client = TestServer.client(serve.tls().ca())) {
+                    assertThat("bindings reach the injector", serve.bindings() != io.remold.server.admission
+                            .BindingListener.NONE, is(annotate));
+                    HttpResponse<String> http = TestServer.send(client, HttpRequest.newBuilder(
+                                    URI.create("https://localhost:" + serve.port() + "/mutate"))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(WebhookServerTest.binding("b1", false))).build());
+                    assertThat(WebhookServerTest.response(http).getBoolean("allowed"), is(true));
+                    if (annotate) {
+                        await("the injector reading the bound pod",
+                                () -> podReads.contains("GET /api/v1/namespaces/team-a/pods/web"));
+                    }
+                }
+                if (!annotate) {
+                    assertThat("without node-annotations no pod is read or patched", podReads, is(List.of()));
+                }
+            }
+        } finally {
+            api.stop(0);
         }
     }
 

@@ -1,16 +1,18 @@
 package io.remold.server;
 
-import javax.net.ssl.SSLContext;
+import io.remold.server.http.TlsFiles;
+
 import java.nio.file.Path;
 import java.time.Instant;
+import javax.net.ssl.SSLContext;
 
-/** Certificates for test servers outside this package: the webhook's own self-signed kind. */
+/** Certificates for test servers outside this package: the webhook's own generated kind. */
 public final class TestCertificates {
     private TestCertificates() {
     }
 
     /**
-     * Writes a self-signed certificate for localhost and 127.0.0.1 into {@code dir} and returns a server context
+     * Writes a generated certificate for localhost and 127.0.0.1 into {@code dir} and returns a server context
      * serving it; {@code dir/ca.crt} is the PEM a client must trust.
      */
     public static SSLContext serverContext(Path dir) {

@@ -62,7 +62,7 @@ sealed interface Expression {
             JsonValue result = function.apply(this, scope, values);
             if (result instanceof JsonString text) {
                 // each step of a pipeline is bounded, so that no chain of functions can multiply a text unbounded
-                TextValues.rendered(text.getString(), source, offset);
+                scope.charge(TextValues.rendered(text.getString(), source, offset).length(), source, offset);
             }
             return result;
         }

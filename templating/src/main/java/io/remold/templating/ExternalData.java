@@ -43,6 +43,15 @@ public interface ExternalData {
     }
 
     /**
+     * A view for one admission request whose calls together end by {@code deadlineNanos} ({@link System#nanoTime()}):
+     * the request's time budget, which the rules of every family share (the server's {@code request-budget-ms}).
+     * The default is {@link #forRequest(boolean)}.
+     */
+    default ExternalData forRequest(boolean explain, long deadlineNanos) {
+        return forRequest(explain);
+    }
+
+    /**
      * A view for one admission request: its calls together wait at most {@link #REQUEST_BUDGET}, and when
      * {@code explain} it remembers what each call answered and from where, for {@code --explain} (only then: an
      * explanation costs a line per answer). The default is {@link #forRequest()}.

@@ -192,9 +192,12 @@ final class MustacheText {
         if (constant != null) {
             return constant;
         }
-        if (parts != null) {
-            return renderDirect(scope);
-        }
+        String text = parts != null ? renderDirect(scope) : renderSections(scope);
+        scope.charge(text.length(), source, offset);
+        return text;
+    }
+
+    private String renderSections(Scope scope) {
         var out = new BoundedWriter(source, offset);
         try {
             template.execute(scope, out);

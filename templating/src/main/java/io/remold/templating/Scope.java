@@ -20,7 +20,13 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
 
     /** What one render has spent, shared by its scopes (a render runs on one thread). */
     static final class Spent {
+        /** The context's budget; without one, the render's own, made when it first renders a text. */
+        private RenderBudget budget;
         private int sectionElements;
+
+        Spent(RenderBudget budget) {
+            this.budget = budget;
+        }
     }
 
     static final Set<String> ROOT_NAMES =
@@ -28,7 +34,7 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
                     "References");
 
     static Scope root(TemplateContext context) {
-        return new Scope(null, null, context, new Spent());
+        return new Scope(null, null, context, new Spent(context == null ? null : context.budget()));
     }
 
     /** The scope of one element of the section at {@code offset}; refused past {@link #MAX_SECTION_ELEMENTS}. */
@@ -37,6 +43,14 @@ record Scope(JsonValue value, Scope parent, TemplateContext context, Spent spent
             throw source.error("sections enter more than " + MAX_SECTION_ELEMENTS + " elements in one render", offset);
         }
         return new Scope(element, this, context, spent);
+    }
+
+    /** Counts a text the template at {@code offset} produced against the render's budget. */
+    void charge(int chars, SourceText source, int offset) {
+        if (spent.budget == null) {
+            spent.budget = RenderBudget.standalone();
+        }
+        spent.budget.charge(chars, source, offset);
     }
 
     JsonValue current() {

@@ -5,6 +5,7 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.math.BigDecimal;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -112,7 +113,20 @@ final class TextValues {
         }
     }
 
+    /**
+     * Widest exponent a number prints in plain notation with: a float64 spans 10^-324 to 10^308. A wider one only
+     * comes from a rule's own text (the JSON parser refuses it in objects) and prints in exponent notation, never
+     * as the billion characters {@code 1e999999999} would take.
+     */
+    static final int MAX_PLAIN_EXPONENT = 400;
+
+    /** Integral numbers with all their digits, others in plain notation without trailing zeros. */
     private static String number(JsonNumber number) {
-        return number.isIntegral() ? number.bigIntegerValue().toString() : number.bigDecimalValue().stripTrailingZeros().toPlainString();
+        if (number.isIntegral()) {
+            return number.bigIntegerValue().toString();
+        }
+        BigDecimal value = number.bigDecimalValue().stripTrailingZeros();
+        long exponent = (long) value.precision() - value.scale() - 1;
+        return Math.abs(exponent) <= MAX_PLAIN_EXPONENT ? value.toPlainString() : value.toString();
     }
 }

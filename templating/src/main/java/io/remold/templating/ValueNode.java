@@ -39,9 +39,12 @@ sealed interface ValueNode {
             if (single != null) {
                 JsonValue value = single.evaluate(scope);
                 // a string is already the string it renders to
-                return value instanceof JsonString ? value
-                        : Json.provider().createValue(TextValues.rendered(TextValues.text(value), text.source(),
-                        single.offset()));
+                if (value instanceof JsonString) {
+                    return value;
+                }
+                String rendered = TextValues.rendered(TextValues.text(value), text.source(), single.offset());
+                scope.charge(rendered.length(), text.source(), single.offset());
+                return Json.provider().createValue(rendered);
             }
             return Json.provider().createValue(text.render(scope));
         }

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonValue;
+import java.math.BigDecimal;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -111,5 +113,73 @@ class ResourceBoundsTest {
         var atRender = assertThrows(TemplateException.class,
                 () -> Templates.compileText("{{ regexFind Target.p Target.s }}").render(target(target)));
         assertThat(atRender.getMessage(), containsString("regular expression too large"));
+    }
+
+    private static TemplateContext counted(JsonValue target, RenderBudget budget) {
+        return new TemplateContext(target, "shop", null, List.of(), "CREATE", null, ExternalData.NONE, budget);
+    }
+
+    /**
+     * F3: each text a template produces counts against its rule, its request and the server's total, so that no
+     * number of values (each within its own bound) adds up past them; the total comes back when a request ends.
+     */
+    @Test
+    void rendersCountAgainstTheRuleTheRequestAndTheTotal() {
+        JsonValue target = Fixtures.JSON.createObjectBuilder().add("s", "a".repeat(4)).build();
+        TextTemplate text = Templates.compileText("x{{ Target.s }}"); // 5 characters
+        var total = new AtomicLong();
+        var first = new RenderBudget(10, 15, 25, total);
+        text.render(counted(target, first));
+        text.render(counted(target, first));
+        var rule = assertThrows(TemplateException.class, () -> text.render(counted(target, first)));
+        assertThat(rule.getMessage(), containsString("renders more than 10 characters in this rule"));
+        first.startRule();
+        text.render(counted(target, first));
+        var request = assertThrows(TemplateException.class, () -> text.render(counted(target, first)));
+        assertThat(request.getMessage(), containsString("renders more than 15 characters in this admission request"));
+
+        var second = new RenderBudget(10, 15, 25, total);
+        text.render(counted(target, second));
+        text.render(counted(target, second));
+        second.startRule();
+        var all = assertThrows(TemplateException.class, () -> text.render(counted(target, second)));
+        assertThat(all.getMessage(), containsString("the server renders more than 25 characters for the admission"
+                + " requests in flight"));
+        first.close();
+        assertThat(total.get(), is(10L));
+        text.render(counted(target, second));
+        second.close();
+        assertThat(total.get(), is(0L));
+    }
+
+    /** A context without a budget gives each render one of its own: reusing it never adds up. */
+    @Test
+    void aContextWithoutABudgetCountsEachRenderAlone() {
+        JsonValue target = Fixtures.JSON.createObjectBuilder().add("s", "a".repeat(1000)).build();
+        TemplateContext reused = target(target);
+        TextTemplate text = Templates.compileText("x{{ Target.s }}");
+        for (long rendered = 0; rendered <= RenderBudget.MAX_PER_REQUEST; rendered += 1001) {
+            text.render(reused);
+        }
+    }
+
+    /** Function results count too: a chain that stays within the text bound at each step still adds up. */
+    @Test
+    void functionResultsCountAgainstTheBudget() {
+        JsonValue target = Fixtures.JSON.createObjectBuilder().add("s", "a".repeat(100)).build();
+        var budget = new RenderBudget(250, 1000, 1000, new AtomicLong());
+        var e = assertThrows(TemplateException.class, () -> Templates.compileValue("{{ Target.s | upper | lower | upper }}")
+                .render(counted(target, budget)));
+        assertThat(e.getMessage(), containsString("renders more than 250 characters in this rule"));
+    }
+
+    /** F4: a number beyond a float64's range (only a rule's own text can hold one) prints in exponent notation. */
+    @Test
+    void numbersPrintInBoundedText() {
+        JsonValue target = Fixtures.JSON.createObjectBuilder()
+                .add("huge", new BigDecimal("1e999999999")).add("tiny", new BigDecimal("-1.50e-999999999"))
+                .add("small", new BigDecimal("1.5e-7")).add("plain", new BigDecimal("2.50e3")).build();
+        TextTemplate text = Templates.compileText("{{Target.huge}} {{Target.tiny}} {{Target.small}} {{Target.plain}}");
+        assertThat(text.render(target(target)), is("1E+999999999 -1.5E-999999999 0.00000015 2500"));
     }
 }

@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.match;
 
+import io.remold.api.JsonFields;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -24,14 +25,8 @@ final class Fields {
     }
 
     static String string(JsonObject object, String key, String prefix) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return "";
-        }
-        if (value instanceof JsonString s) {
-            return s.getString();
-        }
-        throw new InvalidMatchException(field(prefix, key), "must be a string");
+        return JsonFields.string(object, key, "",
+                v -> new InvalidMatchException(field(prefix, key), "must be a string"));
     }
 
     static List<String> strings(JsonObject object, String key, String prefix) {
@@ -47,26 +42,14 @@ final class Fields {
     }
 
     static JsonArray array(JsonObject object, String key, String prefix) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return JsonValue.EMPTY_JSON_ARRAY;
-        }
-        if (value instanceof JsonArray a) {
-            return a;
-        }
-        throw new InvalidMatchException(field(prefix, key), "must be a list");
+        return JsonFields.member(object, key, JsonArray.class, JsonValue.EMPTY_JSON_ARRAY,
+                v -> new InvalidMatchException(field(prefix, key), "must be a list"));
     }
 
     /** The member as an object; null when missing or null. */
     static JsonObject object(JsonObject object, String key, String prefix) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return null;
-        }
-        if (value instanceof JsonObject o) {
-            return o;
-        }
-        throw new InvalidMatchException(field(prefix, key), "must be an object");
+        return JsonFields.member(object, key, JsonObject.class, null,
+                v -> new InvalidMatchException(field(prefix, key), "must be an object"));
     }
 
     /** A {@code map[string]string} member, in document order. */

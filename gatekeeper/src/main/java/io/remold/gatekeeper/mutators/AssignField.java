@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.api.JsonFields;
 import io.remold.gatekeeper.path.PathNode;
 import io.remold.templating.ExternalData;
 import jakarta.json.JsonObject;
@@ -210,14 +211,8 @@ final class AssignField {
         }
 
         private static String string(JsonObject object, String key, String absent, String field) {
-            JsonValue value = object.get(key);
-            if (value == null || value == JsonValue.NULL) {
-                return absent;
-            }
-            if (value instanceof JsonString string) {
-                return string.getString();
-            }
-            throw new InvalidMutatorException(field + "." + key, "must be a string");
+            return JsonFields.string(object, key, absent,
+                    v -> new InvalidMutatorException(field + "." + key, "must be a string"));
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.api.JsonFields;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.match.ApplyTo;
 import io.remold.gatekeeper.match.InvalidMatchException;
@@ -9,7 +10,6 @@ import io.remold.gatekeeper.path.LocationSyntaxException;
 import io.remold.gatekeeper.path.PathNode;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
 import java.nio.charset.StandardCharsets;
@@ -129,38 +129,20 @@ public final class Mutators {
 
     /** A string member ({@code ""} when absent or null); {@code field} names it in the error. */
     static String string(JsonObject object, String key, String field) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return "";
-        }
-        if (value instanceof JsonString s) {
-            return s.getString();
-        }
-        throw new InvalidMutatorException(field, "must be a string, not " + value.getValueType());
+        return JsonFields.string(object, key, "",
+                v -> new InvalidMutatorException(field, "must be a string, not " + v.getValueType()));
     }
 
     /** An object member (empty when absent or null); {@code field} names it in the error. */
     static JsonObject object(JsonObject object, String key, String field) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return JsonValue.EMPTY_JSON_OBJECT;
-        }
-        if (value instanceof JsonObject o) {
-            return o;
-        }
-        throw new InvalidMutatorException(field, "must be an object, not " + value.getValueType());
+        return JsonFields.member(object, key, JsonObject.class, JsonValue.EMPTY_JSON_OBJECT,
+                v -> new InvalidMutatorException(field, "must be an object, not " + v.getValueType()));
     }
 
     /** An array member, or null when absent or null; {@code field} names it in the error. */
     static JsonArray array(JsonObject object, String key, String field) {
-        JsonValue value = object.get(key);
-        if (value == null || value == JsonValue.NULL) {
-            return null;
-        }
-        if (value instanceof JsonArray a) {
-            return a;
-        }
-        throw new InvalidMutatorException(field, "must be a list, not " + value.getValueType());
+        return JsonFields.member(object, key, JsonArray.class, null,
+                v -> new InvalidMutatorException(field, "must be a list, not " + v.getValueType()));
     }
 
     /** Runs a parse of the match package, naming the offending field from the manifest's root in its error. */

@@ -1,11 +1,11 @@
 package io.remold.gatekeeper.mutators;
 
+import io.remold.api.JsonFields;
 import io.remold.gatekeeper.path.Location;
 import io.remold.gatekeeper.path.LocationSyntaxException;
 import io.remold.gatekeeper.path.PathNode;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
@@ -121,14 +121,8 @@ final class PathTests {
         }
 
         private static String string(JsonObject test, String key, String field) {
-            JsonValue value = test.get(key);
-            if (value == null || value == JsonValue.NULL) {
-                return "";
-            }
-            if (value instanceof JsonString string) {
-                return string.getString();
-            }
-            throw new InvalidMutatorException(field + "." + key, "must be a string");
+            return JsonFields.string(test, key, "",
+                    v -> new InvalidMutatorException(field + "." + key, "must be a string"));
         }
     }
 }

@@ -110,7 +110,7 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     /** A cluster-wide caller's fetch, which waits at most the provider's timeout. */
     @Override
     public Map<String, Answer> fetch(String provider, Collection<String> keys) {
-        return fetch(provider, keys, null, true, false, 0);
+        return fetch(provider, keys, null, true, false, 0, null);
     }
 
     /**
@@ -120,7 +120,7 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
      * cached fail at once.
      */
     private Map<String, Answer> fetch(String provider, Collection<String> keys, String namespace, boolean clusterWide,
-                                      boolean bounded, long requestDeadline) {
+                                      boolean bounded, long requestDeadline, String budget) {
         InForce now = inForce;
         ProviderClient client = now.clients().get(provider);
         Unusable unusable = now.unusable().get(provider);
@@ -140,14 +140,14 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         long own = System.nanoTime() + spec.timeout().toNanos();
         return !bounded || own - requestDeadline <= 0
                 ? client.fetch(keys, own, "no answer within " + Provider.format(spec.timeout()))
-                : client.fetch(keys, requestDeadline, "no answer within the request's "
-                + Provider.format(REQUEST_BUDGET) + " budget for external data");
+                : client.fetch(keys, requestDeadline, "no answer within the request's " + budget
+                + " for external data");
     }
 
     /** A view for the rules of {@code namespace}, each fetch waiting at most the provider's timeout. */
     @Override
     public ExternalData forCaller(String namespace, boolean clusterWide) {
-        return new Caller(namespace, clusterWide, false, 0);
+        return new Caller(namespace, clusterWide, false, 0, null);
     }
 
     /**
@@ -156,7 +156,15 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
      */
     @Override
     public ExternalData forRequest() {
-        return new Caller(null, true, true, System.nanoTime() + REQUEST_BUDGET.toNanos());
+        return new Caller(null, true, true, System.nanoTime() + REQUEST_BUDGET.toNanos(),
+                Provider.format(REQUEST_BUDGET) + " budget");
+    }
+
+    /** A view for one admission request whose fetches end by {@code deadlineNanos}, the request's time budget. */
+    @Override
+    public ExternalData forRequest(boolean explain, long deadlineNanos) {
+        ExternalData view = new Caller(null, true, true, deadlineNanos, "time budget");
+        return explain ? ExternalData.recording(view) : view;
     }
 
     /** {@link #forRequest()}, remembering each answer when {@code explain}. */
@@ -171,22 +179,25 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         private final boolean clusterWide;
         private final boolean bounded;
         private final long requestDeadline;
+        /** How an answer too late for the request names its budget. */
+        private final String budget;
 
-        Caller(String namespace, boolean clusterWide, boolean bounded, long requestDeadline) {
+        Caller(String namespace, boolean clusterWide, boolean bounded, long requestDeadline, String budget) {
             this.namespace = namespace;
             this.clusterWide = clusterWide;
             this.bounded = bounded;
             this.requestDeadline = requestDeadline;
+            this.budget = budget;
         }
 
         @Override
         public Map<String, Answer> fetch(String provider, Collection<String> keys) {
-            return HttpsProviders.this.fetch(provider, keys, namespace, clusterWide, bounded, requestDeadline);
+            return HttpsProviders.this.fetch(provider, keys, namespace, clusterWide, bounded, requestDeadline, budget);
         }
 
         @Override
         public ExternalData forCaller(String namespace, boolean clusterWide) {
-            return new Caller(namespace, clusterWide, bounded, requestDeadline);
+            return new Caller(namespace, clusterWide, bounded, requestDeadline, budget);
         }
     }
 

@@ -2,7 +2,6 @@ package io.remold.server.kube;
 
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.informer.ResourceEventHandler;
-import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AdmissionregistrationV1Api;
@@ -12,7 +11,6 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.api.Provider;
-import io.remold.scripting.Scripts;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleSink;
@@ -20,6 +18,7 @@ import jakarta.json.JsonArray;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
@@ -29,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
@@ -37,9 +35,10 @@ import java.util.stream.Stream;
  * references of bound pods.
  *
  * <ul>
- *   <li>ModRules of {@code remold.io/v1beta1} (and of {@code api.kubemod.io/v1beta1}, and Gatekeeper's four mutator
- *       kinds of {@code mutations.gatekeeper.sh/v1}, each when its CRD is served; they are looked for at start and
- *       every minute until found) are delivered to the {@link RuleSink} under keys
+ *   <li>ModRules of {@code remold.io/v1beta1} (and of {@code api.kubemod.io/v1beta1}, and the resources of each rule
+ *       family the sink takes, such as Gatekeeper's four mutator kinds, each when its CRD is served; they are looked
+ *       for at start and every minute until found, those of the groups in {@code rule-crds} every second,
+ *       holding back synced until found) are delivered to the {@link RuleSink} under keys
  *       {@code group/version/plural/namespace/name}; {@link RuleSink#synced()} is called once every informer has
  *       listed.
  *   <li>{@link #refs()} answers from Namespace and Node informer caches, never with an API call.
@@ -56,9 +55,14 @@ public final class ClusterMode implements AutoCloseable {
     static final String REMOLD_GROUP = "remold.io";
     static final String KUBEMOD_GROUP = "api.kubemod.io";
     static final String RULE_VERSION = "v1beta1";
-    private static final Duration RULE_RESYNC = Duration.ofMinutes(10);
     /** How often a rule resource whose CRD is not served (KubeMod's, Gatekeeper's) is looked for again. */
     private static final Duration DISCOVERY_RECHECK = Duration.ofMinutes(1);
+    /**
+     * How often a rule CRD installed with the server ({@code rule-crds}) is looked for: a replica that started
+     * before the CRD was served must not stay blind to those rules for a minute while the leader, which saw them,
+     * writes them Ready.
+     */
+    private static final Duration REQUIRED_RECHECK = Duration.ofSeconds(1);
 
     /** A resource the server reads rules from: where it is served and how its manifests enter the rules. */
     private record RuleResource(String group, String version, String plural, RuleLoader loader) {
@@ -68,21 +72,6 @@ public final class ClusterMode implements AutoCloseable {
         }
     }
 
-    private static final RuleResource REMOLD_RULES =
-            new RuleResource(REMOLD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, RuleLoader.MODRULES);
-    /** Watched once KubeMod's CRD is served. */
-    private static final RuleResource KUBEMOD_RULES =
-            new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, RuleLoader.MODRULES);
-    /**
-     * Each watched once its CRD is served (Gatekeeper's own, or the installer's with --gatekeeper-compat), in the
-     * version Gatekeeper v3.23 serves it: AssignImage is still only {@code v1alpha1} there.
-     */
-    private static final List<RuleResource> GATEKEEPER_MUTATORS = Stream.of("assign/v1", "assignmetadata/v1",
-            "modifyset/v1", "assignimage/v1alpha1").map(resource -> resource.split("/")).map(r ->
-            new RuleResource(RuleLoader.GATEKEEPER_GROUP, r[1], r[0], RuleLoader.MUTATORS)).toList();
-    /** js-admissions-controller's JsAdmission and ClusterJsAdmission, each watched once its CRD is served. */
-    private static final List<RuleResource> SCRIPT_RULES = Scripts.PLURALS.stream().map(plural ->
-            new RuleResource(Scripts.GROUP, Scripts.VERSION, plural, RuleLoader.SCRIPTS)).toList();
     /** remold.io external data Providers, watched once their CRD is served (an installation older than them has none). */
     private static final RuleResource PROVIDERS =
             new RuleResource(REMOLD_GROUP, RULE_VERSION, Provider.PLURAL, RuleLoader.PROVIDERS);
@@ -91,83 +80,62 @@ public final class ClusterMode implements AutoCloseable {
     /** How often the leader checks that reach anyway: applying a bundle whose webhook changed resets it. */
     private static final Duration SCOPE_RECHECK = Duration.ofSeconds(10);
 
-    /** An informer and the handler it feeds, whose events never run concurrently with {@link #catchUp()}. */
-    private record Watched(SharedIndexInformer<DynamicKubernetesObject> informer,
-                           ResourceEventHandler<DynamicKubernetesObject> handler)
-            implements ResourceEventHandler<DynamicKubernetesObject> {
-        @Override
-        public synchronized void onAdd(DynamicKubernetesObject object) {
-            handler.onAdd(object);
-        }
-
-        @Override
-        public synchronized void onUpdate(DynamicKubernetesObject oldObject, DynamicKubernetesObject newObject) {
-            handler.onUpdate(oldObject, newObject);
-        }
-
-        @Override
-        public synchronized void onDelete(DynamicKubernetesObject object, boolean finalStateUnknown) {
-            handler.onDelete(object, finalStateUnknown);
-        }
-
-        /**
-         * Hands the handler every object of the informer's store. Notifications run on their own thread and may lag
-         * behind the store; each object is read from the store while no event is handled, so a deletion already
-         * stored is never undone (its event, still queued, finds nothing left to remove).
-         */
-        void catchUp() {
-            for (String key : informer.getIndexer().listKeys()) {
-                synchronized (this) {
-                    DynamicKubernetesObject current = informer.getIndexer().getByKey(key);
-                    if (current != null) {
-                        handler.onAdd(current);
-                    }
-                }
-            }
-        }
-    }
-
     private final RejectScope sink;
-    private final ApiClient watchClient;
+    private final Informers informers;
     private final ApiClient requestClient;
     private final ClusterCache cache;
     private final ScheduledExecutorService background;
     private final ScheduledExecutorService bindingQueue;
+    private final WriteQueue writes;
     private final StatusWriter statusWriter;
     private final NodeRefInjector injector;
     private final Leadership leadership;
-    private final List<DynamicInformer> informers = new CopyOnWriteArrayList<>();
-    private final List<Watched> watched = new CopyOnWriteArrayList<>();
+    /** Guarded by itself, with {@link #closed}. */
+    private final List<Informers.Hold> holds = new CopyOnWriteArrayList<>();
     private final List<RuleSource> ruleSources = new CopyOnWriteArrayList<>();
     private volatile boolean synced;
     private final Set<RuleResource> probesReported = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean scopeQueued = new AtomicBoolean();
     private volatile int scopeReported;
     private volatile boolean closed;
+    /** ModRules of remold.io (watched from the start) and, once KubeMod's CRD is served, of api.kubemod.io. */
+    private final RuleResource remoldRules;
+    private final RuleResource kubemodRules;
+    /** API groups whose rule resources this replica must watch before it is synced (ready). */
+    private final Set<String> requiredGroups;
+    /** The resources of the sink's rule families, each watched once its CRD is served. */
+    private final List<RuleResource> familyResources;
 
-    private ClusterMode(ClusterModeConfig config, RuleSink sink, KubeClients clients) {
-        this.sink = new RejectScope(sink, config.systemNamespace(), this::queueScope);
-        this.watchClient = clients.watches();
-        this.requestClient = clients.requests();
+    private ClusterMode(ClusterModeConfig config, RuleSink sink, Informers informers) {
+        RuleLoader modRules = RuleLoader.modRules(sink.families());
+        this.remoldRules = new RuleResource(REMOLD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
+        this.kubemodRules = new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
+        this.familyResources = sink.families().stream().flatMap(family -> family.resources().stream().map(r ->
+                new RuleResource(r.group(), r.version(), r.plural(), RuleLoader.of(family)))).toList();
+        this.sink = new RejectScope(sink, config.systemNamespace(), config.kubemodSystemNamespace(),
+                this::queueScope);
+        this.informers = informers;
+        this.requestClient = informers.clients().requests();
+        this.requiredGroups = config.ruleCrds();
         this.cache = new ClusterCache(config.kubemodCompat());
         this.background = Executors.newSingleThreadScheduledExecutor(daemon("remold-cluster"));
         // Off the rule store's build thread: the status writes must not hold back the next engine build.
-        this.sink.onMutatorConflicts(conflicts -> background.execute(
-                () -> ruleSources.forEach(source -> source.conflicts(conflicts))));
+        this.sink.onSnapshot(snapshot -> background.execute(
+                () -> ruleSources.forEach(source -> source.conflicts(snapshot.disabled()))));
+        // A script rule's start may end after its rule set was installed: its outcome is written when it comes.
+        this.sink.onScriptStarts((key, failure) -> background.execute(
+                () -> ruleSources.forEach(source -> source.scriptStarted(key, failure))));
         this.bindingQueue = Executors.newSingleThreadScheduledExecutor(daemon("remold-node-refs"));
-        this.statusWriter = new ApiStatusWriter(requestClient, background, config.identity());
         this.injector = new NodeRefInjector(requestClient,
                 (delay, task) -> bindingQueue.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),
                 config.kubemodCompat());
-        this.leadership = new Leadership(requestClient, config, () -> {
-            writePendingStatus();
-            queueScope();
-        });
+        this.leadership = new Leadership(requestClient, config, this::becameLeader);
+        this.writes = new WriteQueue(leadership::isLeader);
+        this.statusWriter = new ApiStatusWriter(requestClient, writes, config.identity());
     }
 
-    /** Starts informers and leader election on the server's connections to the cluster. */
-    public static ClusterMode start(ClusterModeConfig config, RuleSink sink, KubeClients clients) {
-        var mode = new ClusterMode(config, sink, clients);
+    /** Starts informers (of {@code informers}) and leader election. */
+    public static ClusterMode start(ClusterModeConfig config, RuleSink sink, Informers informers) {
+        var mode = new ClusterMode(config, sink, informers);
         mode.run();
         return mode;
     }
@@ -192,31 +160,38 @@ public final class ClusterMode implements AutoCloseable {
         return leadership.isLeader();
     }
 
-    /** Stops leader election, informers and background work. */
+    /** Stops leader election, background work and writes, and releases its informers. */
     @Override
     public void close() {
-        synchronized (informers) {
+        synchronized (holds) {
             closed = true;
-            informers.forEach(DynamicInformer::stop);
+            holds.forEach(Informers.Hold::close);
         }
         leadership.close();
         background.shutdownNow();
+        writes.close();
         bindingQueue.shutdownNow();
     }
 
     private void run() {
-        watch("", "v1", "namespaces", cache.namespaceHandler(), 0);
-        watch("", "v1", "nodes", cache.nodeHandler(), 0);
-        watchRules(REMOLD_RULES);
+        watch("", "v1", "namespaces", cache.namespaceHandler());
+        watch("", "v1", "nodes", cache.nodeHandler());
+        watchRules(remoldRules);
         leadership.start();
         background.scheduleWithFixedDelay(this::queueScope, SCOPE_RECHECK.toSeconds(), SCOPE_RECHECK.toSeconds(),
                 TimeUnit.SECONDS);
         Thread.ofPlatform().daemon().name("remold-cluster-sync").start(() -> {
             // Discovery is an API call: done here, not in start(), and before waiting so that "synced" covers it.
-            discover(KUBEMOD_RULES);
-            GATEKEEPER_MUTATORS.forEach(this::discover);
-            SCRIPT_RULES.forEach(this::discover);
-            discover(PROVIDERS);
+            var optional = new ArrayList<RuleResource>();
+            for (RuleResource resource : Stream.concat(Stream.of(kubemodRules, PROVIDERS), familyResources.stream())
+                    .toList()) {
+                if (requiredGroups.contains(resource.group())) {
+                    awaitServed(resource);
+                } else {
+                    optional.add(resource);
+                }
+            }
+            optional.forEach(this::discover);
             awaitSync();
         });
     }
@@ -225,7 +200,7 @@ public final class ClusterMode implements AutoCloseable {
         var source = new RuleSource(resource.group(), resource.version(), resource.plural(), resource.loader(), sink,
                 statusWriter, leadership::isLeader, Clock.systemUTC());
         ruleSources.add(source);
-        watch(resource.group(), resource.version(), resource.plural(), source, RULE_RESYNC.toMillis());
+        watch(resource.group(), resource.version(), resource.plural(), source);
     }
 
     /**
@@ -241,7 +216,7 @@ public final class ClusterMode implements AutoCloseable {
             // 404: no such CRD. 403: the installation did not grant it (no compatibility flag): said once.
             if (e.getCode() != 404 && probesReported.add(resource)) {
                 LOG.log(System.Logger.Level.INFO, "{0} not watched: listing them answers HTTP {1}"
-                        + " (looked for again every minute)", resource, e.getCode());
+                        + " (looked for again)", resource, e.getCode());
             }
             return false;
         } catch (RuntimeException e) { // the API server cannot be reached: the informers will say so too
@@ -265,17 +240,28 @@ public final class ClusterMode implements AutoCloseable {
         }
     }
 
+    /** Looks for a rule resource every second until it is served (the replica stays unready meanwhile). */
+    private void awaitServed(RuleResource resource) {
+        boolean said = false;
+        while (!closed && !watchIfServed(resource)) {
+            if (!said) {
+                said = true;
+                LOG.log(System.Logger.Level.WARNING, "{0} not served yet: this replica is not ready until it is"
+                        + " (rule-crds names its group)", resource);
+            }
+            try {
+                Thread.sleep(REQUIRED_RECHECK.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
     private void watch(String group, String version, String plural,
-            ResourceEventHandler<DynamicKubernetesObject> handler, long resyncMillis) {
-        var informer = DynamicInformer.of(group, version, plural, requestClient, watchClient, resyncMillis,
-                () -> closed);
-        var feed = new Watched(informer.informer(), handler);
-        informer.handledBy(feed);
-        synchronized (informers) { // the KubeMod informer may come late: never start one after close()
+            ResourceEventHandler<DynamicKubernetesObject> handler) {
+        synchronized (holds) { // the KubeMod informer may come late: never acquire one after close()
             if (!closed) {
-                informers.add(informer);
-                watched.add(feed);
-                informer.start();
+                holds.add(informers.acquire(new Informers.Resource(group, version, plural), handler));
             }
         }
     }
@@ -287,7 +273,7 @@ public final class ClusterMode implements AutoCloseable {
      */
     private void awaitSync() {
         try {
-            while (!closed && !watched.stream().allMatch(w -> w.informer().hasSynced())) {
+            while (!closed && !holds.stream().allMatch(Informers.Hold::hasSynced)) {
                 Thread.sleep(100);
             }
         } catch (InterruptedException e) {
@@ -297,15 +283,18 @@ public final class ClusterMode implements AutoCloseable {
             return;
         }
         // Handlers are idempotent: an object applied twice changes nothing the second time.
-        watched.forEach(Watched::catchUp);
+        holds.forEach(Informers.Hold::catchUp);
         synced = true;
         sink.synced();
         LOG.log(System.Logger.Level.INFO, "cluster mode synced: {0} ModRule sources, namespaces and nodes cached",
                 ruleSources.size());
     }
 
-    private void writePendingStatus() {
+    /** Writes what another leader may have left undone, and what this replica's failed writes still wait for. */
+    private void becameLeader() {
+        writes.resume();
         ruleSources.forEach(source -> background.execute(source::writePending));
+        queueScope();
     }
 
     /**
@@ -313,20 +302,12 @@ public final class ClusterMode implements AutoCloseable {
      * rules have synced: before that an empty rule set would narrow it to nothing. Several changes queue one write.
      */
     private void queueScope() {
-        if (!synced || closed || !leadership.isLeader() || !scopeQueued.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            background.execute(() -> {
-                scopeQueued.set(false);
-                writeScope();
-            });
-        } catch (RejectedExecutionException e) {
-            scopeQueued.set(false); // closing
+        if (synced && !closed && leadership.isLeader()) {
+            writes.submit(VALIDATING_WEBHOOK, this::writeScope);
         }
     }
 
-    private void writeScope() {
+    private WriteQueue.Result writeScope(int retries) {
         var api = new AdmissionregistrationV1Api(requestClient);
         try {
             V1ValidatingWebhookConfiguration current = api.readValidatingWebhookConfiguration(VALIDATING_WEBHOOK)
@@ -334,7 +315,7 @@ public final class ClusterMode implements AutoCloseable {
             SortedSet<String> namespaces = sink.namespaces();
             JsonArray patch = RejectScope.patch(current, namespaces);
             if (patch.isEmpty()) {
-                return;
+                return WriteQueue.Result.DONE;
             }
             PatchUtils.patch(V1ValidatingWebhookConfiguration.class, () -> api.patchValidatingWebhookConfiguration(
                     VALIDATING_WEBHOOK, new V1Patch(patch.toString())).buildCall(null),
@@ -342,13 +323,14 @@ public final class ClusterMode implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "validating webhook {0} now reaches {1}", VALIDATING_WEBHOOK,
                     namespaces == null ? "every object (a Reject rule applies cluster-wide)"
                             : namespaces.isEmpty() ? "nothing (no Reject rule)" : "the namespaces " + namespaces);
+            return WriteQueue.Result.DONE;
         } catch (ApiException e) {
             if (e.getCode() == 409 || e.getCode() == 422) {
-                // Changed since it was read (the patch tests the resourceVersion): the periodic check reads it
-                // again. Not at once, so that a patch the API server keeps refusing never becomes a busy loop.
-                LOG.log(System.Logger.Level.INFO, "validating webhook {0} changed while its reach was written "
-                        + "(HTTP {1}); trying again within {2} s", VALIDATING_WEBHOOK, e.getCode(),
-                        SCOPE_RECHECK.toSeconds());
+                // Changed since it was read (the patch tests the resourceVersion): read again after a back-off, so
+                // that a patch the API server keeps refusing never becomes a busy loop.
+                LOG.log(retries == 0 ? System.Logger.Level.INFO : System.Logger.Level.DEBUG, "validating webhook "
+                        + "{0} changed while its reach was written (HTTP {1}); trying again", VALIDATING_WEBHOOK,
+                        e.getCode());
             } else if (scopeReported != e.getCode()) {
                 scopeReported = e.getCode();
                 LOG.log(e.getCode() == 404 ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
@@ -359,6 +341,7 @@ public final class ClusterMode implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "cannot keep the reach of validating webhook {0}: {1}",
                     VALIDATING_WEBHOOK, e.toString());
         }
+        return WriteQueue.Result.RETRY;
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -9,15 +9,15 @@ import io.kubernetes.client.openapi.models.V1APIResource;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.remold.engine.ReferenceException;
 import io.remold.engine.ReferenceQuery;
+import io.remold.engine.ReferenceScope;
 import io.remold.server.rules.ReferenceSource;
+import io.remold.server.rules.Requester;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.spi.JsonProvider;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,24 +32,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * ModRules' {@code spec.references} in cluster mode, answered from informer stores: an informer per referenced kind,
- * started when the first rule references the kind and stopped when none does any more, so that only what rules read
- * is cached. Only the resources of {@code --allow-references} (the RBAC the installer grants) are ever watched; a
+ * ModRules' {@code spec.references} in cluster mode, answered from informer stores: the {@link Informers} of a
+ * referenced kind, held from when the first rule references the kind until none does any more, so that only what
+ * rules (or other parts of the server) read is cached. Only the resources of {@code --allow-references} (the RBAC the installer grants) are ever watched; a
  * namespaced rule reads only its own namespace and never a cluster-scoped kind. Discovery (which resource a kind is,
  * and at start every kind of the allowed API groups) and informers run in the background, discovery retried with
  * backoff when it fails: the request path only reads the stores.
  */
 public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ClusterReferences.class.getName());
-    private static final JsonProvider JSON = JsonProvider.provider();
-    private static final Duration RESYNC = Duration.ZERO;
     private static final Duration MAX_RETRY = Duration.ofMinutes(5);
+    /** What a reference does: reads one object by name, or lists by selector. */
+    private static final List<String> READ_VERBS = List.of("get", "list");
 
     /** What a referenced kind is now: cached, refused for good, or waiting to retry discovery. */
     private sealed interface State {
     }
 
-    private record Watching(Discovered resource, DynamicInformer informer) implements State {
+    private record Watching(Discovered resource, Informers.Hold hold) implements State {
     }
 
     private record Refused(String reason) implements State {
@@ -65,8 +65,9 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         }
     }
 
+    private final Informers informers;
     private final ApiClient requestClient;
-    private final ApiClient watchClient;
+    private final AccessReviews accessReviews;
     /** {@code [group/]plural}. */
     private final Set<String> allowed;
     private final Set<String> allowedGroups;
@@ -81,9 +82,10 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
     private Set<String> wanted = Set.of();
     private volatile boolean closed;
 
-    ClusterReferences(KubeClients clients, List<String> allowed, Duration firstRetry) {
-        this.requestClient = clients.requests();
-        this.watchClient = clients.watches();
+    ClusterReferences(Informers informers, List<String> allowed, Duration firstRetry) {
+        this.informers = informers;
+        this.requestClient = informers.clients().requests();
+        this.accessReviews = new AccessReviews(requestClient);
         this.allowed = Set.copyOf(allowed);
         this.allowedGroups = this.allowed.stream().map(r -> r.contains("/") ? r.substring(0, r.indexOf('/')) : "")
                 .collect(Collectors.toUnmodifiableSet());
@@ -91,9 +93,9 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         run(() -> learnAllowedGroups(0));
     }
 
-    /** On the server's connections, reading the {@code allowed} resources only. */
-    public static ClusterReferences connect(KubeClients clients, List<String> allowed) {
-        return new ClusterReferences(clients, allowed, Duration.ofSeconds(1));
+    /** With the server's informers, reading the {@code allowed} resources only. */
+    public static ClusterReferences connect(Informers informers, List<String> allowed) {
+        return new ClusterReferences(informers, allowed, Duration.ofSeconds(1));
     }
 
     @Override
@@ -113,7 +115,7 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         }
     }
 
-    /** Starts informers for newly referenced kinds, stops those no rule references any more. */
+    /** Holds informers of newly referenced kinds, releases those no rule references any more. */
     private void reconcile() {
         for (String kind : wanted) {
             if (!closed && !kinds.containsKey(kind)) {
@@ -125,8 +127,8 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
             if (!wanted.contains(entry.getKey())) {
                 it.remove();
                 if (entry.getValue() instanceof Watching w) {
-                    w.informer().stop();
-                    LOG.log(System.Logger.Level.INFO, "no rule references {0} any more: stopped caching them",
+                    w.hold().close();
+                    LOG.log(System.Logger.Level.INFO, "no rule references {0} any more: released its cache",
                             w.resource().name());
                 }
             }
@@ -217,8 +219,8 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         if (!allowed.contains(resource.name())) {
             return new Refused(notAllowed(resource.name()));
         }
-        var informer = DynamicInformer.of(resource.group(), resource.version(), resource.plural(), requestClient,
-                watchClient, RESYNC.toMillis(), () -> closed).start();
+        var informer = informers.acquire(new Informers.Resource(resource.group(), resource.version(),
+                resource.plural()));
         LOG.log(System.Logger.Level.INFO, "a rule references {0}: caching them", resource.name());
         return new Watching(resource, informer);
     }
@@ -247,10 +249,6 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
                 + " (--allow-references)";
     }
 
-    private static String clusterScoped(String resource) {
-        return resource + " are cluster-scoped: only rules in the system namespace may reference them";
-    }
-
     @Override
     public Optional<String> refusal(String apiVersion, String kind, boolean clusterWide) {
         int slash = apiVersion.indexOf('/');
@@ -265,7 +263,36 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         if (!allowed.contains(resource.name())) {
             return Optional.of(notAllowed(resource.name()));
         }
-        return resource.clusterScoped() && !clusterWide ? Optional.of(clusterScoped(resource.name())) : Optional.empty();
+        return resource.clusterScoped() && !clusterWide ? Optional.of(ReferenceScope.clusterScoped(resource.name())) : Optional.empty();
+    }
+
+    /** Asks the API server (discovery if the kind is new, then an access review per verb): on a rule's admission only. */
+    @Override
+    public Optional<String> unreadable(Requester author, String namespace, String apiVersion, String kind) {
+        String key = apiVersion + " " + kind;
+        String who = "user \"" + author.user() + "\"";
+        try {
+            Discovered resource = discovered.get(key);
+            if (resource == null) {
+                resource = discover(key);
+                if (resource == null) {
+                    return Optional.of("cannot check whether " + who + " may read " + key
+                            + ": the API server does not serve it");
+                }
+                discovered.putIfAbsent(key, resource);
+            }
+            String scope = resource.clusterScoped() ? "" : namespace;
+            for (String verb : READ_VERBS) {
+                if (!accessReviews.allowed(author, verb, resource.group(), resource.plural(), scope)) {
+                    return Optional.of(who + " may not " + verb + " " + resource.name()
+                            + (scope.isEmpty() ? " cluster-wide" : " in namespace " + scope)
+                            + ": a rule may reference only what its author may read");
+                }
+            }
+            return Optional.empty();
+        } catch (ApiException | RuntimeException e) {
+            return Optional.of("cannot check whether " + who + " may read " + key + " (" + why(e) + ")");
+        }
     }
 
     @Override
@@ -288,26 +315,26 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         }
         String resource = watching.resource().name();
         if (watching.resource().clusterScoped() && !query.clusterWide()) {
-            throw new ReferenceException(clusterScoped(resource));
+            throw new ReferenceException(ReferenceScope.clusterScoped(resource));
         }
-        if (!watching.informer().informer().hasSynced()) {
+        if (!watching.hold().hasSynced()) {
             return new Resolution(null, "cache of " + resource + " still listing");
         }
         String source = "cache of " + resource;
-        String namespace = watching.resource().clusterScoped() || query.namespace() == null ? "" : query.namespace();
-        var indexer = watching.informer().informer().getIndexer();
+        boolean clusterScoped = watching.resource().clusterScoped();
+        if (!clusterScoped && ReferenceScope.noNamespace(query)) {
+            return new Resolution(query.name() != null ? null : JsonValue.EMPTY_JSON_ARRAY, source + ", no namespace");
+        }
+        var indexer = watching.hold().store();
         if (query.name() != null) {
-            DynamicKubernetesObject found = indexer.getByKey(namespace.isEmpty() ? query.name()
-                    : namespace + "/" + query.name());
+            DynamicKubernetesObject found = indexer.getByKey(clusterScoped ? query.name()
+                    : query.namespace() + "/" + query.name());
             return new Resolution(found == null ? null : Manifests.toJson(found), source);
         }
-        List<DynamicKubernetesObject> candidates = namespace.isEmpty() ? indexer.list()
-                : indexer.byIndex(Caches.NAMESPACE_INDEX, namespace);
-        var list = JSON.createArrayBuilder();
-        candidates.stream().map(Manifests::toJson).filter(o -> query.selector().matches(labels(o)))
-                .sorted(Comparator.comparing((JsonObject o) -> Manifests.metadata(o, "name").orElse("")))
-                .forEach(list::add);
-        return new Resolution(list.build(), source);
+        List<DynamicKubernetesObject> candidates = clusterScoped ? indexer.list()
+                : indexer.byIndex(Caches.NAMESPACE_INDEX, query.namespace());
+        return new Resolution(ReferenceScope.byName(candidates.stream().map(Manifests::toJson)
+                .filter(o -> query.selector().matches(labels(o)))), source);
     }
 
     private static Map<String, String> labels(JsonObject manifest) {
@@ -339,7 +366,7 @@ public final class ClusterReferences implements ReferenceSource, AutoCloseable {
         DynamicInformer.stopBackground(background);
         kinds.values().forEach(state -> {
             if (state instanceof Watching w) {
-                w.informer().stop();
+                w.hold().close();
             }
         });
         kinds.clear();

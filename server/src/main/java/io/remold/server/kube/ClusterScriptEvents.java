@@ -22,9 +22,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The events of script rules in cluster mode: an informer per resource some script names in {@code kinds} (and
- * handles events of), started when the first script names it and stopped when none does any more, feeding the
- * {@link ScriptHost}; a new rule's initial objects are read from these informers' stores. Which resources may be
+ * The events of script rules in cluster mode: the {@link Informers} of each resource some script names in
+ * {@code kinds} (and handles events of), held from when the first script names it until none does any more, feeding
+ * the {@link ScriptHost}; a new rule's initial objects are read from these informers' stores. Which resources may be
  * watched is the RBAC's business (the installer's {@code --script-kinds}, pods by default): a resource the server
  * may not list is logged and skipped, and looked for again when the rules change.
  */
@@ -32,23 +32,23 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ClusterScriptEvents.class.getName());
 
 
+    private final Informers informers;
     private final ApiClient requestClient;
-    private final ApiClient watchClient;
     /** By resource (plural) as scripts name it. */
-    private final Map<String, DynamicInformer> watched = new ConcurrentHashMap<>();
+    private final Map<String, Informers.Hold> watched = new ConcurrentHashMap<>();
     private final ExecutorService background =
             Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("remold-script-events").factory());
     private volatile ScriptHost host;
     private volatile boolean closed;
 
-    private ClusterScriptEvents(KubeClients clients) {
-        this.requestClient = clients.requests();
-        this.watchClient = clients.watches();
+    private ClusterScriptEvents(Informers informers) {
+        this.informers = informers;
+        this.requestClient = informers.clients().requests();
     }
 
-    /** On the server's connections. */
-    public static ClusterScriptEvents connect(KubeClients clients) {
-        return new ClusterScriptEvents(clients);
+    /** With the server's informers. */
+    public static ClusterScriptEvents connect(Informers informers) {
+        return new ClusterScriptEvents(informers);
     }
 
     @Override
@@ -67,7 +67,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     private void reconcile(Set<String> resources) {
         for (String resource : resources) {
             if (!closed && !watched.containsKey(resource)) {
-                DynamicInformer w = watch(resource);
+                Informers.Hold w = watch(resource);
                 if (w != null) {
                     watched.put(resource, w);
                 }
@@ -77,7 +77,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
             var entry = it.next();
             if (!resources.contains(entry.getKey())) {
                 it.remove();
-                entry.getValue().stop();
+                entry.getValue().close();
                 LOG.log(System.Logger.Level.INFO, "no script names {0} any more: stopped watching them",
                         entry.getKey());
             }
@@ -85,7 +85,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     }
 
     /** Finds the resource's group and version (the core group first), checks that it may be listed, watches it. */
-    private DynamicInformer watch(String resource) {
+    private Informers.Hold watch(String resource) {
         Discovery.APIResource found;
         try {
             found = new Discovery(requestClient).findAll().stream()
@@ -114,16 +114,15 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "cannot list {0}: {1}", resource, e.toString());
             return null;
         }
-        var informer = DynamicInformer.of(group, version, resource, requestClient, watchClient, 0, () -> closed)
-                .handledBy(new Feed(resource)).start();
+        var informer = informers.acquire(new Informers.Resource(group, version, resource), new Feed(resource));
         LOG.log(System.Logger.Level.INFO, "a script names {0}: watching them for its events", resource);
         return informer;
     }
 
     /** The objects of a resource in its informer's store: what a new rule is told of as created. */
     private Collection<JsonObject> existing(String resource) {
-        DynamicInformer w = watched.get(resource);
-        return w == null ? List.of() : w.informer().getIndexer().list().stream().map(Manifests::toJson).toList();
+        Informers.Hold w = watched.get(resource);
+        return w == null ? List.of() : w.store().list().stream().map(Manifests::toJson).toList();
     }
 
     /** Passes an informer's events to the host; the host remembers which objects each rule knows. */
@@ -154,7 +153,7 @@ public final class ClusterScriptEvents implements ScriptEvents, AutoCloseable {
     public void close() {
         closed = true;
         DynamicInformer.stopBackground(background);
-        watched.values().forEach(DynamicInformer::stop);
+        watched.values().forEach(Informers.Hold::close);
         watched.clear();
     }
 }

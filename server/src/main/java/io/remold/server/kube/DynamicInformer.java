@@ -3,7 +3,6 @@ package io.remold.server.kube;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
-import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 
 import java.util.concurrent.ExecutorService;
@@ -11,32 +10,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * An informer of one resource's objects as dynamic objects, kept to what rules read ({@link Manifests#kept}), with
- * watch errors logged until {@code closed}. One factory per resource: a factory keeps one informer per Java type,
- * and every informer here holds the same type.
+ * The informer of one resource's objects as dynamic objects, kept to what rules read ({@link Manifests#kept}), with
+ * watch errors logged until {@code stopped}. Only {@link Informers} makes them, one per resource. One factory per
+ * informer: a factory keeps one informer per Java type, and every informer here holds the same type.
  */
 record DynamicInformer(SharedInformerFactory factory, SharedIndexInformer<DynamicKubernetesObject> informer) {
 
-    /** The informer of {@code group/version plural}, not started yet: add handlers, then {@link #start()}. */
-    static DynamicInformer of(String group, String version, String plural, ApiClient requestClient,
-                              ApiClient watchClient, long resyncMillis, BooleanSupplier closed) {
-        var factory = new SharedInformerFactory(watchClient);
-        String resource = (group.isEmpty() ? "" : group + "/") + version + " " + plural;
-        var listerWatcher = new DynamicListerWatcher(group, version, plural, requestClient, watchClient);
+    /**
+     * The informer of {@code resource}, feeding {@code handler}, not started yet. No periodic resync: nothing here
+     * needs one (a failed status write is retried by the {@link WriteQueue}).
+     */
+    static DynamicInformer of(Informers.Resource resource, KubeClients clients, BooleanSupplier stopped,
+                              ResourceEventHandler<DynamicKubernetesObject> handler) {
+        var factory = new SharedInformerFactory(clients.watches());
+        var listerWatcher = new DynamicListerWatcher(resource.group(), resource.version(), resource.plural(),
+                clients.requests(), clients.watches());
         SharedIndexInformer<DynamicKubernetesObject> informer = factory.sharedIndexInformerFor(listerWatcher,
-                DynamicKubernetesObject.class, resyncMillis, new WatchErrors(resource, closed)::report);
+                DynamicKubernetesObject.class, 0, new WatchErrors(resource.toString(), stopped)::report);
         informer.setTransform(Manifests::kept);
+        informer.addEventHandler(handler);
         return new DynamicInformer(factory, informer);
     }
 
-    DynamicInformer handledBy(ResourceEventHandler<DynamicKubernetesObject> handler) {
-        informer.addEventHandler(handler);
-        return this;
-    }
-
-    DynamicInformer start() {
+    void start() {
         factory.startAllRegisteredInformers();
-        return this;
     }
 
     void stop() {

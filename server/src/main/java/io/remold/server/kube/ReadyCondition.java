@@ -2,6 +2,7 @@ package io.remold.server.kube;
 
 import io.remold.api.ModRuleException;
 import io.remold.engine.RuleCompilation;
+import io.remold.gatekeeper.GatekeeperFamily;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -21,8 +22,8 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
     static final String COMPILE_ERROR = "CompileError";
     /** Gatekeeper's own error type for it, which its users and tools read in {@code byPod[].errors}. */
     static final String SCHEMA_CONFLICT = "ErrConflictingSchema";
-    static final String MUTATOR_READY = "mutator compiled";
-    static final String SCRIPT_READY = "script compiled";
+    static final String START_ERROR = "StartError";
+    static final String MUTATOR_READY = GatekeeperFamily.READY;
     static final String PROVIDER_READY = "provider in force";
 
     static ReadyCondition of(RuleCompilation compilation, long generation) {
@@ -50,6 +51,11 @@ record ReadyCondition(boolean ready, String reason, String message, long observe
     /** A valid mutator that Gatekeeper's schema check disables, as Gatekeeper reports it in {@code byPod} errors. */
     static ReadyCondition conflict(String why, long generation) {
         return new ReadyCondition(false, SCHEMA_CONFLICT, "disabled by a schema conflict: " + why, generation);
+    }
+
+    /** A compiled script rule whose start (top level, {@code jsa_init}, start-up budget) failed. */
+    static ReadyCondition startFailed(String why, long generation) {
+        return new ReadyCondition(false, START_ERROR, "its start failed: " + why, generation);
     }
 
     /**

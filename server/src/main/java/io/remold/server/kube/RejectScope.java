@@ -8,10 +8,8 @@ import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.remold.api.ModRule;
 import io.remold.api.Provider;
 import io.remold.api.RuleType;
+import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
-import io.remold.gatekeeper.mutators.Mutator;
-import io.remold.scripting.ScriptRule;
-import io.remold.scripting.Scripts;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
@@ -20,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,20 +38,22 @@ final class RejectScope implements RuleSink {
     static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
     /** A namespace name is a DNS label, so a dotted value selects none: the webhook sees nothing namespaced. */
     static final String NO_NAMESPACE = "no-reject-rules.remold.io";
-    static final String KUBEMOD_SYSTEM_NAMESPACE = "kubemod-system";
     /** Marks a cluster-wide rule among the namespaces. */
     private static final String CLUSTER = "";
 
     private final RuleSink delegate;
     private final String systemNamespace;
+    /** Null when api.kubemod.io rules have no cluster-wide namespace (without kubemod-compat). */
+    private final String kubemodSystemNamespace;
     private final Runnable changed;
     /** Reject rules by source key: their namespace, or {@link #CLUSTER}. */
     private final Map<String, String> rejectRules = new ConcurrentHashMap<>();
 
     /** @param changed called after a change of where Reject rules apply (not under a lock of ours) */
-    RejectScope(RuleSink delegate, String systemNamespace, Runnable changed) {
+    RejectScope(RuleSink delegate, String systemNamespace, String kubemodSystemNamespace, Runnable changed) {
         this.delegate = delegate;
         this.systemNamespace = systemNamespace;
+        this.kubemodSystemNamespace = kubemodSystemNamespace;
         this.changed = changed;
     }
 
@@ -63,23 +64,26 @@ final class RejectScope implements RuleSink {
         return compilation;
     }
 
-    /** Mutators never reject: passed on, with no effect on the reach. */
-    @Override
-    public void putMutator(String key, Mutator mutator) {
-        delegate.putMutator(key, mutator);
-    }
-
     /** Providers never reject: passed on, with no effect on the reach. */
     @Override
     public void putProvider(String key, Provider provider) {
         delegate.putProvider(key, provider);
     }
 
-    /** A script with jsa_validate refuses like a Reject rule: in its namespace, or anywhere when cluster-wide. */
     @Override
-    public void putScript(String key, ScriptRule rule) {
-        delegate.putScript(key, rule);
-        noteReach(key, rule.has(Scripts.VALIDATE) ? (rule.clusterWide() ? CLUSTER : rule.namespace()) : null);
+    public List<Family<?>> families() {
+        return delegate.families();
+    }
+
+    /**
+     * A family's rule refuses where the family says (a script with jsa_validate: in its namespace, or anywhere when
+     * cluster-wide); one the sink refuses to run refuses nowhere.
+     */
+    @Override
+    public <R> Optional<String> put(String key, Family<R> family, R rule) {
+        Optional<String> refusal = delegate.put(key, family, rule);
+        noteReach(key, refusal.isEmpty() ? family.refusesIn(rule).orElse(null) : null);
+        return refusal;
     }
 
     /** Notes where the rule of {@code key} rejects ({@code null}: nowhere), and reports a change of the reach. */
@@ -91,8 +95,13 @@ final class RejectScope implements RuleSink {
     }
 
     @Override
-    public void onMutatorConflicts(java.util.function.Consumer<java.util.Map<String, String>> listener) {
-        delegate.onMutatorConflicts(listener);
+    public void onSnapshot(java.util.function.Consumer<io.remold.rules.Snapshot> listener) {
+        delegate.onSnapshot(listener);
+    }
+
+    @Override
+    public void onScriptStarts(java.util.function.BiConsumer<String, java.util.Optional<String>> listener) {
+        delegate.onScriptStarts(listener);
     }
 
     @Override
@@ -113,7 +122,7 @@ final class RejectScope implements RuleSink {
     private String reach(ModRule rule) {
         String namespace = rule.namespace();
         boolean system = namespace == null || namespace.equals(systemNamespace)
-                || rule.isKubeMod() && namespace.equals(KUBEMOD_SYSTEM_NAMESPACE);
+                || rule.isKubeMod() && namespace.equals(kubemodSystemNamespace);
         return system ? CLUSTER : namespace;
     }
 

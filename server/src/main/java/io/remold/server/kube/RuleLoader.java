@@ -1,16 +1,16 @@
 package io.remold.server.kube;
 
+import io.remold.api.InvalidFieldException;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.Provider;
+import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
-import io.remold.gatekeeper.Gatekeeper;
-import io.remold.gatekeeper.mutators.InvalidMutatorException;
-import io.remold.scripting.InvalidScriptException;
-import io.remold.scripting.Scripts;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonObject;
+
+import java.util.List;
 
 /**
  * How a manifest of one family enters the rules: put into the sink, or taken out of it with the reason, as the Ready
@@ -18,47 +18,46 @@ import jakarta.json.JsonObject;
  * version.
  */
 interface RuleLoader {
-    String GATEKEEPER_GROUP = Gatekeeper.GROUP;
-
     ReadyCondition load(RuleRef ref, JsonObject manifest, long generation, RuleSink sink);
 
-    /** js-admissions-controller's JsAdmission and ClusterJsAdmission, and {@code remold.io} ModRules of type Script. */
-    RuleLoader SCRIPTS = (ref, manifest, generation, sink) -> {
-        try {
-            sink.putScript(ref.key(), Scripts.parse(manifest));
-            return ReadyCondition.ready(ReadyCondition.SCRIPT_READY, generation);
-        } catch (InvalidScriptException e) {
-            sink.remove(ref.key());
-            return ReadyCondition.invalid(e.getMessage(), generation);
-        }
-    };
+    /** The rules of a family beside ModRules (Gatekeeper's mutators, script rules). */
+    static <R> RuleLoader of(Family<R> family) {
+        return (ref, manifest, generation, sink) -> {
+            R rule;
+            try {
+                rule = family.parse(manifest);
+            } catch (InvalidFieldException e) {
+                sink.remove(ref.key());
+                return ReadyCondition.invalid(e.getMessage(), generation);
+            }
+            return sink.put(ref.key(), family, rule)
+                    .map(refusal -> ReadyCondition.invalid(refusal, generation))
+                    .orElseGet(() -> ReadyCondition.ready(family.readyReason(), generation));
+        };
+    }
 
-    /** ModRules of {@code remold.io} and {@code api.kubemod.io}; one of type Script is a script rule. */
-    RuleLoader MODRULES = (ref, manifest, generation, sink) -> {
-        if (Scripts.isScript(manifest)) {
-            return SCRIPTS.load(ref, manifest, generation, sink);
-        }
-        ModRule rule;
-        try {
-            rule = ModRules.fromJson(manifest, "ModRule " + ref);
-        } catch (ModRuleException e) {
-            sink.remove(ref.key());
-            return ReadyCondition.of(e, generation);
-        }
-        RuleCompilation compilation = sink.put(ref.key(), rule);
-        return ReadyCondition.of(compilation, generation);
-    };
-
-    /** Gatekeeper's Assign, AssignMetadata, ModifySet and AssignImage. */
-    RuleLoader MUTATORS = (ref, manifest, generation, sink) -> {
-        try {
-            sink.putMutator(ref.key(), Gatekeeper.parse(manifest));
-            return ReadyCondition.ready(ReadyCondition.MUTATOR_READY, generation);
-        } catch (InvalidMutatorException e) {
-            sink.remove(ref.key());
-            return ReadyCondition.invalid(e.getMessage(), generation);
-        }
-    };
+    /**
+     * ModRules of {@code remold.io} and {@code api.kubemod.io}; one that a family claims (a ModRule of type Script is
+     * a script rule) is that family's.
+     */
+    static RuleLoader modRules(List<Family<?>> families) {
+        return (ref, manifest, generation, sink) -> {
+            for (Family<?> family : families) {
+                if (family.owns(manifest)) {
+                    return of(family).load(ref, manifest, generation, sink);
+                }
+            }
+            ModRule rule;
+            try {
+                rule = ModRules.fromJson(manifest, "ModRule " + ref);
+            } catch (ModRuleException e) {
+                sink.remove(ref.key());
+                return ReadyCondition.of(e, generation);
+            }
+            RuleCompilation compilation = sink.put(ref.key(), rule);
+            return ReadyCondition.of(compilation, generation);
+        };
+    }
 
     /** remold.io external data Providers: in force as soon as read (no compilation). */
     RuleLoader PROVIDERS = (ref, manifest, generation, sink) -> {

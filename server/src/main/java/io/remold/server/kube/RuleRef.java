@@ -1,5 +1,7 @@
 package io.remold.server.kube;
 
+import io.remold.gatekeeper.Gatekeeper;
+
 /** One rule object of the API server: {@code group/version}, resource (plural), namespace and name. */
 record RuleRef(String group, String version, String plural, String namespace, String name) {
     /**
@@ -12,7 +14,7 @@ record RuleRef(String group, String version, String plural, String namespace, St
 
     /** Gatekeeper's mutators: their status has Gatekeeper's {@code byPod} besides the Ready condition. */
     boolean isGatekeeperMutator() {
-        return RuleLoader.GATEKEEPER_GROUP.equals(group);
+        return Gatekeeper.GROUP.equals(group);
     }
 
     @Override

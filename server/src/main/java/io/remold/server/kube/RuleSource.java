@@ -25,7 +25,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
 
     /**
      * What we know of one rule: the spec we compiled, what compiling it said, the condition it deserves (the same,
-     * unless a schema conflict disables the mutator) and the one it has.
+     * unless a schema conflict disables the mutator or a script rule's start failed) and the one it has.
      */
     static final java.time.Duration REWRITE_AFTER = java.time.Duration.ofSeconds(30);
 
@@ -49,13 +49,19 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     private final Clock clock;
     private final Map<String, Tracked> rules = new HashMap<>();
     /**
-     * The condition last written per rule, and when: our write comes back as an update event only later, so an event
-     * or the start-up catch-up in between must not write it again. A write that failed is retried once
-     * {@link #REWRITE_AFTER} has passed (the informer's resync delivers the rule again).
+     * The condition last asked to be written per rule, and when: our write comes back as an update event only later,
+     * so an event or the start-up catch-up in between must not ask for it again. A write that fails is retried by the
+     * {@link WriteQueue}; an event after {@link #REWRITE_AFTER} that still shows another condition (someone changed
+     * it back) asks again.
      */
     private final Map<String, Written> written = new HashMap<>();
     /** The mutators a schema conflict disables, by key, as the rule store last reported them. */
     private Map<String, String> conflicts = Map.of();
+    /**
+     * Why the last start of a script rule failed, by key, as the rule store reported it: kept across a new version
+     * until that one's start ends (a version whose script did not change is not started again).
+     */
+    private final Map<String, String> startFailures = new HashMap<>();
 
     RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
                BooleanSupplier leader, Clock clock) {
@@ -101,7 +107,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
         Tracked previous = rules.get(ref.key());
         ReadyCondition compiled = previous != null && previous.generation() == generation
                 && previous.spec().equals(spec) ? previous.compiled() : compile(ref, manifest, generation);
-        var tracked = new Tracked(ref, spec, generation, compiled, withConflict(ref, compiled),
+        var tracked = new Tracked(ref, spec, generation, compiled, desired(ref, compiled),
                 ReadyCondition.observed(manifest));
         rules.put(ref.key(), tracked);
         writeIfLeader(tracked);
@@ -111,17 +117,37 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     synchronized void conflicts(Map<String, String> byKey) {
         conflicts = byKey;
         rules.replaceAll((key, t) -> new Tracked(t.ref(), t.spec(), t.generation(), t.compiled(),
-                withConflict(t.ref(), t.compiled()), t.observed()));
+                desired(t.ref(), t.compiled()), t.observed()));
         rules.values().forEach(this::writeIfLeader);
     }
 
-    private ReadyCondition withConflict(RuleRef ref, ReadyCondition compiled) {
-        String why = conflicts.get(ref.key());
-        return why == null || !compiled.ready() ? compiled : ReadyCondition.conflict(why, compiled.observedGeneration());
+    /** How the start of the script rule under {@code key} ended: a failure makes it not Ready, a success Ready again. */
+    synchronized void scriptStarted(String key, Optional<String> failure) {
+        Tracked t = rules.get(key);
+        if (t == null) {
+            return;
+        }
+        failure.ifPresentOrElse(why -> startFailures.put(key, why), () -> startFailures.remove(key));
+        var tracked = new Tracked(t.ref(), t.spec(), t.generation(), t.compiled(), desired(t.ref(), t.compiled()),
+                t.observed());
+        rules.put(key, tracked);
+        writeIfLeader(tracked);
+    }
+
+    /** The condition a rule deserves: what compiling it said, unless a schema conflict or a failed start disables it. */
+    private ReadyCondition desired(RuleRef ref, ReadyCondition compiled) {
+        String conflict = conflicts.get(ref.key());
+        String startFailure = startFailures.get(ref.key());
+        if (!compiled.ready() || conflict == null && startFailure == null) {
+            return compiled;
+        }
+        return conflict != null ? ReadyCondition.conflict(conflict, compiled.observedGeneration())
+                : ReadyCondition.startFailed(startFailure, compiled.observedGeneration());
     }
 
     synchronized void remove(RuleRef ref) {
         written.remove(ref.key());
+        startFailures.remove(ref.key());
         if (rules.remove(ref.key()) != null) {
             sink.remove(ref.key());
             LOG.log(System.Logger.Level.INFO, "rule {0} removed", ref);

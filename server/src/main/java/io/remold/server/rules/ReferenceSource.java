@@ -19,4 +19,11 @@ public interface ReferenceSource extends ReferenceResolver {
      * evaluation can tell.
      */
     Optional<String> refusal(String apiVersion, String kind, boolean clusterWide);
+
+    /**
+     * Why {@code author} may not reference {@code apiVersion kind} in {@code namespace} ({@code ""}: every namespace,
+     * for a cluster-wide rule): a rule may read only what its author may get and list; empty when they may. Asked
+     * when a rule is admitted; when the answer cannot be had, it is a refusal.
+     */
+    Optional<String> unreadable(Requester author, String namespace, String apiVersion, String kind);
 }

@@ -4,8 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.util.function.BooleanSupplier;
 
+import static io.remold.server.Eventually.await;
 import static io.remold.server.kube.FakeApiServer.event;
 import static io.remold.server.kube.FakeApiServer.ok;
 import static io.remold.server.kube.Objects.PATCH_SPEC;
@@ -33,6 +33,7 @@ class ClusterModeTest {
 
     private final FakeApiServer api = new FakeApiServer();
     private final RecordingSink sink = new RecordingSink();
+    private final Informers informers = new Informers(new KubeClients(api.client(), api.client()));
 
     ClusterModeTest() throws IOException {
         api.on("GET", "/api/v1/namespaces", ok(list("v1", "NamespaceList",
@@ -49,6 +50,7 @@ class ClusterModeTest {
 
     @AfterEach
     void stop() {
+        informers.close();
         api.close();
     }
 
@@ -58,8 +60,7 @@ class ClusterModeTest {
     }
 
     private ClusterMode start() {
-        return ClusterMode.start(new ClusterModeConfig(null, false, null, null, "test"), sink,
-                new KubeClients(api.client(), api.client()));
+        return ClusterMode.start(new ClusterModeConfig(null, false, null, null, null, "test", null), sink, informers);
     }
 
     @Test
@@ -99,8 +100,10 @@ class ClusterModeTest {
                         event("DELETED", modRule("r", 2, PATCH_SPEC.replace("blue", "green"), null)));
 
         try (var mode = start()) {
-            await(() -> sink.removes().contains("remold.io/v1beta1/modrules/team-a/r"));
-            // The informer queue keeps the order of each rule's events, not across rules: its deltas are grouped by key.
+            // The informer queue keeps the order of each rule's events, not across rules: its deltas are grouped by
+            // key, so r's removal may come before broken's put.
+            await(() -> sink.removes().contains("remold.io/v1beta1/modrules/team-a/r")
+                    && sink.puts().contains("remold.io/v1beta1/modrules/team-a/broken"));
             assertThat(sink.puts(), containsInAnyOrder("remold.io/v1beta1/modrules/team-a/r",
                     "remold.io/v1beta1/modrules/team-a/broken", "remold.io/v1beta1/modrules/team-a/r"));
             assertThat(sink.keys(), empty());
@@ -158,6 +161,29 @@ class ClusterModeTest {
         }
     }
 
+    /**
+     * The KindIT failure of 2026-11-27: a replica that started before the bundle's KubeMod CRD was served looked for
+     * it again only a minute later, while the leader, which saw it, wrote the rules Ready.
+     */
+    @Test
+    void underKubemodCompatTheReplicaIsNotSyncedUntilKubeModsCrdIsServed() {
+        api.on("GET", RULES, ok(list("remold.io/v1beta1", "ModRuleList")));
+
+        try (var mode = ClusterMode.start(new ClusterModeConfig(null, true, null, null, null, "test", null), sink,
+                informers)) {
+            await(() -> api.requests("GET", KUBEMOD_RULES).size() >= 2);
+            assertThat(mode.synced(), is(false));
+            assertThat(sink.synced, is(false));
+
+            String kubemodRule = modRule("k", 1, PATCH_SPEC, null)
+                    .replace("remold.io/v1beta1", "api.kubemod.io/v1beta1");
+            api.on("GET", KUBEMOD_RULES, ok(list("api.kubemod.io/v1beta1", "ModRuleList", kubemodRule)))
+                    .on("PATCH", "/apis/api.kubemod.io/v1beta1/namespaces/team-a/modrules/k/status", ok("{}"));
+            await(mode::synced);
+            assertThat(sink.keys(), contains("api.kubemod.io/v1beta1/modrules/team-a/k"));
+        }
+    }
+
     @Test
     void withoutKubeModsCrdOnlyRemoldRulesAreWatched() {
         api.on("GET", RULES, ok(list("remold.io/v1beta1", "ModRuleList", modRule("r", 1, PATCH_SPEC, null))));
@@ -167,21 +193,6 @@ class ClusterModeTest {
             assertThat(sink.keys(), contains("remold.io/v1beta1/modrules/team-a/r"));
             assertThat("only the probe", api.requests("GET", KUBEMOD_RULES).stream()
                     .map(FakeApiServer.Request::query).toList(), contains(containsString("limit=1")));
-        }
-    }
-
-    /** Waits for something the background threads do; the bound only keeps a broken build from hanging. */
-    static void await(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached within 30 s");
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
         }
     }
 }

@@ -4,17 +4,20 @@ import io.remold.api.Reference;
 import io.remold.engine.ReferenceException;
 import io.remold.engine.ReferenceQuery;
 import io.remold.engine.ReferenceResolver.Resolution;
+import io.remold.server.rules.Requester;
+import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.StringReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static io.remold.server.kube.ClusterModeTest.await;
+import static io.remold.server.Eventually.await;
 import static io.remold.server.kube.FakeApiServer.ok;
 import static io.remold.server.kube.FakeApiServer.status;
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -54,6 +57,19 @@ class ClusterReferencesTest {
             assertThat(teamA.getJsonObject(0).getJsonObject("metadata").getString("name"), is("settings"));
             assertThat(refs.resolve(bySelector("shop", Map.of())).value().asJsonArray().size(), is(2));
             assertThat("only the references' kinds are listed", api.requests("GET", "/api/v1/secrets"), is(empty()));
+        }
+    }
+
+    /** S3: a namespaced kind without a namespace (a template that rendered empty) finds nothing, never all. */
+    @Test
+    void anEmptyNamespaceFindsNothing() throws IOException {
+        try (var api = configMapsServer(); var refs = references(api, List.of("configmaps"))) {
+            refs.use(Set.of("v1 ConfigMap"));
+            await(() -> refs.resolve(byName("shop", "settings")).value() != null);
+            var clusterRule = new ReferenceQuery("remold-system/r", "team", "v1", "ConfigMap", "", null,
+                    new Reference.Selector(Map.of("team", "a"), List.of()), true);
+            assertThat(refs.resolve(clusterRule).value().asJsonArray(), is(empty()));
+            assertThat(refs.resolve(byName("", "settings")).value(), is(nullValue()));
         }
     }
 
@@ -120,6 +136,60 @@ class ClusterReferencesTest {
         }
     }
 
+    private static final String REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    private static final Requester ALICE = new Requester("alice", List.of("team-a-devs", "system:authenticated"),
+            "u-1", Map.of("scopes", List.of("s1")));
+
+    private static FakeApiServer.Response review(boolean allowed) {
+        return ok(json("{'apiVersion':'authorization.k8s.io/v1','kind':'SubjectAccessReview','spec':{},"
+                + "'status':{'allowed':" + allowed + "}}"));
+    }
+
+    /** F12: a rule reads with the server's rights; its author must hold get and list of what it references. */
+    @Test
+    void anAuthorWhoMayNotReadTheReferencedKindIsRefusedNamingTheVerbAndResource() throws IOException {
+        try (var api = configMapsServer().on("POST", REVIEWS, review(true), review(false));
+             var refs = references(api, List.of("configmaps", "secrets"))) {
+            assertThat(refs.unreadable(ALICE, "team-a", "v1", "Secret").orElseThrow(), is("user \"alice\" may not"
+                    + " list secrets in namespace team-a: a rule may reference only what its author may read"));
+            List<FakeApiServer.Request> asked = api.requests("POST", REVIEWS);
+            assertThat(asked.size(), is(2));
+            JsonObject get = Json.createReader(new StringReader(asked.get(0).body())).readObject().getJsonObject("spec");
+            assertThat(get.getString("user"), is("alice"));
+            assertThat(get.getString("uid"), is("u-1"));
+            assertThat(get.getJsonArray("groups").getString(0), is("team-a-devs"));
+            assertThat(get.getJsonObject("extra").getJsonArray("scopes").getString(0), is("s1"));
+            JsonObject attributes = get.getJsonObject("resourceAttributes");
+            assertThat(attributes.getString("verb") + " " + attributes.getString("group") + " "
+                    + attributes.getString("resource") + " " + attributes.getString("namespace"), is("get  secrets team-a"));
+            assertThat(Json.createReader(new StringReader(asked.get(1).body())).readObject().getJsonObject("spec")
+                    .getJsonObject("resourceAttributes").getString("verb"), is("list"));
+        }
+    }
+
+    @Test
+    void anAuthorWhoMayReadIsAdmittedAndACluterWideRuleNeedsEveryNamespace() throws IOException {
+        try (var api = configMapsServer().on("POST", REVIEWS, review(true));
+             var refs = references(api, List.of("configmaps"))) {
+            assertThat(refs.unreadable(ALICE, "", "v1", "ConfigMap").isPresent(), is(false));
+            for (FakeApiServer.Request asked : api.requests("POST", REVIEWS)) {
+                assertThat(Json.createReader(new StringReader(asked.body())).readObject().getJsonObject("spec")
+                        .getJsonObject("resourceAttributes").containsKey("namespace"), is(false));
+            }
+        }
+    }
+
+    @Test
+    void anUnansweredReviewOrAnUnknownKindIsARefusal() throws IOException {
+        try (var api = configMapsServer().on("POST", REVIEWS, status(403, "Forbidden"));
+             var refs = references(api, List.of("configmaps"))) {
+            assertThat(refs.unreadable(ALICE, "team-a", "v1", "ConfigMap").orElseThrow(),
+                    is("cannot check whether user \"alice\" may read v1 ConfigMap (HTTP 403)"));
+            assertThat(refs.unreadable(ALICE, "team-a", "v1", "Gadget").orElseThrow(),
+                    is("cannot check whether user \"alice\" may read v1 Gadget: the API server does not serve it"));
+        }
+    }
+
     private static FakeApiServer configMapsServer() throws IOException {
         return new FakeApiServer().on("GET", "/api", ok(json("{'kind':'APIVersions','versions':['v1'],"
                         + "'serverAddressByClientCIDRs':[]}")))
@@ -130,7 +200,8 @@ class ClusterReferencesTest {
     }
 
     private static ClusterReferences references(FakeApiServer api, List<String> allowed) {
-        return new ClusterReferences(new KubeClients(api.client(), api.client()), allowed, Duration.ofMillis(10));
+        return new ClusterReferences(new Informers(new KubeClients(api.client(), api.client())), allowed,
+                Duration.ofMillis(10));
     }
 
     private static ReferenceQuery byName(String namespace, String name) {

@@ -2,8 +2,10 @@ package io.remold.server.kube;
 
 import io.remold.api.ModRule;
 import io.remold.api.Provider;
+import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
 import io.remold.gatekeeper.mutators.Mutator;
+import io.remold.rules.Families;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.rules.RuleSink;
 
@@ -24,6 +26,8 @@ final class RecordingSink implements RuleSink {
     final List<String> puts = new ArrayList<>();
     final List<String> removes = new ArrayList<>();
     volatile boolean synced;
+    /** Read with, never compiled. */
+    private static final List<Family<?>> FAMILIES = Families.create();
 
     @Override
     public synchronized RuleCompilation put(String key, ModRule rule) {
@@ -41,15 +45,19 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
-    public synchronized void putMutator(String key, Mutator mutator) {
-        puts.add(key);
-        mutators.put(key, mutator);
+    public List<Family<?>> families() {
+        return FAMILIES;
     }
 
     @Override
-    public synchronized void putScript(String key, ScriptRule rule) {
+    public synchronized <R> java.util.Optional<String> put(String key, Family<R> family, R rule) {
         puts.add(key);
-        scripts.put(key, rule);
+        switch (rule) {
+            case Mutator mutator -> mutators.put(key, mutator);
+            case ScriptRule script -> scripts.put(key, script);
+            default -> throw new IllegalArgumentException("a rule of no family here: " + rule);
+        }
+        return java.util.Optional.empty();
     }
 
     @Override
@@ -65,6 +73,14 @@ final class RecordingSink implements RuleSink {
         scripts.remove(key);
         removes.add(key);
         rules.remove(key);
+    }
+
+    @Override
+    public void onSnapshot(java.util.function.Consumer<io.remold.rules.Snapshot> listener) {
+    }
+
+    @Override
+    public void onScriptStarts(java.util.function.BiConsumer<String, java.util.Optional<String>> listener) {
     }
 
     synchronized List<String> keys() {

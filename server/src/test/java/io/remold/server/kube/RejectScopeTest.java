@@ -26,9 +26,11 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 
 class RejectScopeTest {
+    private static final io.remold.scripting.ScriptFamily SCRIPTS = new io.remold.scripting.ScriptFamily();
     private final RecordingSink rules = new RecordingSink();
     private final AtomicInteger changes = new AtomicInteger();
-    private final RejectScope scope = new RejectScope(rules, "remold-system", changes::incrementAndGet);
+    private final RejectScope scope = new RejectScope(rules, "remold-system", "kubemod-system",
+            changes::incrementAndGet);
 
     private static ModRule rule(String apiVersion, String namespace, String name, String type, String select) {
         return ModRules.parse("""
@@ -74,15 +76,15 @@ class RejectScopeTest {
     @Test
     void aScriptThatValidatesRejectsInItsNamespaceOrEverywhereWhenClusterWide() {
         String validates = io.remold.scripting.Scripts.VALIDATE;
-        scope.putScript("n", script("JsAdmission", "shop", validates));
-        scope.putScript("m", script("JsAdmission", "web", "jsa_mutate"));
+        scope.put("n", SCRIPTS, script("JsAdmission", "shop", validates));
+        scope.put("m", SCRIPTS, script("JsAdmission", "web", "jsa_mutate"));
         assertThat(scope.namespaces(), contains("shop"));
         assertThat(changes.get(), is(1));
-        scope.putScript("n", script("JsAdmission", "shop", validates)); // the same again
+        scope.put("n", SCRIPTS, script("JsAdmission", "shop", validates)); // the same again
         assertThat(changes.get(), is(1));
-        scope.putScript("c", script("ClusterJsAdmission", "shop", validates)); // the kind decides, not the namespace
+        scope.put("c", SCRIPTS, script("ClusterJsAdmission", "shop", validates)); // the kind decides, not the namespace
         assertThat(scope.namespaces(), nullValue());
-        scope.putScript("c", script("ClusterJsAdmission", null, "jsa_mutate"));
+        scope.put("c", SCRIPTS, script("ClusterJsAdmission", null, "jsa_mutate"));
         assertThat(scope.namespaces(), contains("shop"));
         assertThat(changes.get(), is(3));
     }
@@ -99,6 +101,14 @@ class RejectScopeTest {
         assertThat("a remold.io rule in kubemod-system is an ordinary namespace's",
                 scope.put("r", reject("kubemod-system", "x")).ok(), is(true));
         assertThat(scope.namespaces(), contains("kubemod-system", "shop"));
+    }
+
+    /** F13: without kubemod-compat (no KubeMod system namespace) a kubemod rule there reaches its namespace only. */
+    @Test
+    void withoutAKubemodSystemNamespaceAKubemodRuleReachesItsOwnNamespace() {
+        var plain = new RejectScope(rules, "remold-system", null, changes::incrementAndGet);
+        plain.put("k", rule(ModRule.KUBEMOD_API_VERSION, "kubemod-system", "protect", "Reject", "$.kind"));
+        assertThat(plain.namespaces(), contains("kubemod-system"));
     }
 
     /** The installer's configuration: ignored namespaces, kube-system excluded, the dragnet's rules. */

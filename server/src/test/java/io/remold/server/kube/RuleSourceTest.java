@@ -26,9 +26,10 @@ class RuleSourceTest {
     }
 
     private final RecordingSink sink = new RecordingSink();
-    private final List<Write> writes = new ArrayList<>();
+    /** Written to from script start threads too. */
+    private final List<Write> writes = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean leader = true;
-    private final RuleSource source = new RuleSource("remold.io", "v1beta1", "modrules", RuleLoader.MODRULES, sink,
+    private final RuleSource source = new RuleSource("remold.io", "v1beta1", "modrules", RuleLoader.modRules(sink.families()), sink,
             (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
             Clock.fixed(NOW, ZoneOffset.UTC));
 
@@ -133,6 +134,57 @@ class RuleSourceTest {
                 "disabled by a schema conflict: Assign/b wants a list at spec.containers", 1)));
         source.conflicts(java.util.Map.of());
         assertThat(writes.getLast().condition(), is(new ReadyCondition(true, "Compiled", "rule compiled", 1)));
+        assertThat(writes, hasSize(3));
+    }
+
+    /**
+     * F1 in cluster mode: a script rule whose top level passes a sandbox bound is Ready at admission, then not Ready
+     * naming the bound once its start (on a thread of its own, after the rule set was installed) has failed; a good
+     * script stays Ready. The host is real; how the rule store maps a start to its key is RuleStoreTest's.
+     */
+    @Test
+    void aScriptRuleWhoseStartFailsIsNotReadyAndNamesTheBound() throws InterruptedException {
+        String validate = "function jsa_validate(op, obj) { return; }";
+        source.onAdd(object(modRule("big", 1, "{'type':'Script','kinds':['pods'],'js':'var b = new ArrayBuffer(1 << 30); "
+                + validate + "'}", null)));
+        source.onAdd(object(modRule("good", 1, "{'type':'Script','kinds':['pods'],'js':'" + validate + "'}", null)));
+        var ended = new java.util.concurrent.CountDownLatch(2);
+        try (var host = io.remold.scripting.Scripts.host(io.remold.scripting.ScriptLimits.defaults())) {
+            host.onStarted((rule, failure) -> {
+                sink.scripts.forEach((key, r) -> {
+                    if (r.equals(rule)) {
+                        source.scriptStarted(key, failure);
+                    }
+                });
+                ended.countDown();
+            });
+            host.stage(List.copyOf(sink.scripts.values()));
+            assertThat(ended.await(30, java.util.concurrent.TimeUnit.SECONDS), is(true));
+        }
+        var big = new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "big");
+        var good = new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "good");
+        ReadyCondition last = writes.stream().filter(w -> w.rule().equals(big)).reduce((a, b) -> b).orElseThrow()
+                .condition();
+        assertThat(last.ready(), is(false));
+        assertThat(last.reason(), is("StartError"));
+        assertThat(last.message(), containsString("its start failed: loading the script or jsa_init failed"));
+        assertThat(last.message(), containsString("16 MiB per ArrayBuffer"));
+        assertThat(writes.stream().filter(w -> w.rule().equals(good)).map(Write::condition).toList(),
+                contains(new ReadyCondition(true, "Compiled", "script compiled", 1)));
+    }
+
+    /** A start that succeeds again (a fixed script) makes the rule Ready again; a removed rule's failure is forgotten. */
+    @Test
+    void aSuccessfulStartUndoesAFailedOne() {
+        String spec = "{'type':'Script','js':'function jsa_validate(op, obj) { return; }'}";
+        source.onAdd(object(modRule("r", 1, spec, null)));
+        source.scriptStarted(KEY, java.util.Optional.of("jsa_init threw"));
+        assertThat(writes.getLast().condition(), is(new ReadyCondition(false, "StartError",
+                "its start failed: jsa_init threw", 1)));
+        source.scriptStarted(KEY, java.util.Optional.empty());
+        assertThat(writes.getLast().condition(), is(new ReadyCondition(true, "Compiled", "script compiled", 1)));
+        source.remove(new RuleRef("remold.io", "v1beta1", "modrules", "team-a", "r"));
+        source.scriptStarted(KEY, java.util.Optional.of("too late"));
         assertThat(writes, hasSize(3));
     }
 

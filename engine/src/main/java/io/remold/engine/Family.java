@@ -1,0 +1,74 @@
+package io.remold.engine;
+
+import io.remold.api.InvalidFieldException;
+import jakarta.json.JsonObject;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+
+/**
+ * A rule family beside ModRules, as one class: the resources its rules are, how a manifest becomes one of its rules,
+ * and how a set of them becomes a {@link Stage} of the engine. The rules module's {@code Families} lists them, in the
+ * order their stages run; rule documents, the assembly, the rule store and the cluster's informers go through this
+ * interface and name no family.
+ *
+ * <p>An instance belongs to one owner (the rule store, one {@code eval}): a family whose stage needs a runtime (threads,
+ * a sandbox) creates it on the first {@link #compile} that has rules, keeps it across compilations, and {@link #close}
+ * (the owner's, after its last compilation) closes it.
+ *
+ * @param <R> the family's compiled rule
+ */
+public interface Family<R> extends AutoCloseable {
+    /** How the family's outcomes, warnings and audit annotations name it. */
+    RuleFamily family();
+
+    /** The resources (group, version, kind and plural) its rules are served as; each watched once its CRD is served. */
+    List<Resource> resources();
+
+    /** The reason of the Ready condition of a rule of this family that is in force. */
+    String readyReason();
+
+    /** Whether a manifest is a rule of this family (checked before ModRules: a family may claim a ModRule form). */
+    boolean owns(JsonObject manifest);
+
+    /** Reads and compiles one manifest, or throws naming the offending field and why. */
+    R parse(JsonObject manifest) throws InvalidFieldException;
+
+    /** How outcomes name the rule; unique within a rule set. */
+    String id(R rule);
+
+    /**
+     * Where the rule may refuse requests, which the validating webhook must then reach: its namespace, empty text for
+     * every namespace, or empty when it never refuses.
+     */
+    Optional<String> refusesIn(R rule);
+
+    /** The family's stage of a rule set (its rules by source key, sorted), created on the caller's thread. */
+    Compiled compile(SortedMap<String, R> rules);
+
+    /** Closes the family's runtime, if it made one. */
+    @Override
+    default void close() {
+    }
+
+    /** A resource a family's rules are served as. */
+    record Resource(String group, String version, String kind, String plural) {
+    }
+
+    /**
+     * What {@link #compile} made: the stage (empty when the family runs nothing for this set), the rules it disables
+     * (by source key, with why), the resources its runtime receives events of, the runtime itself, the number of
+     * rules the stage holds, and how outcomes name the set's rules.
+     */
+    record Compiled(Optional<Stage> stage, Map<String, String> disabled, Set<String> watchedResources,
+                    Optional<AutoCloseable> runtime, int ruleCount, Set<String> outcomeNames) {
+        public Compiled {
+            disabled = Map.copyOf(disabled);
+            watchedResources = Set.copyOf(watchedResources);
+            outcomeNames = Set.copyOf(outcomeNames);
+        }
+    }
+}

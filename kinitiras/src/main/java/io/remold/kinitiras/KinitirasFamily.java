@@ -1,0 +1,114 @@
+package io.remold.kinitiras;
+
+import io.remold.engine.Family;
+import io.remold.engine.RuleFamily;
+import jakarta.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+
+/**
+ * kinitiras's policies ({@code policy.kcloudlabs.io/v1alpha1}) as a rule family: one stage that overrides (the two
+ * override kinds) and validates (ClusterValidatePolicy). Its one runtime, the CUE workers, is the process's (see
+ * {@link Forms#shared()}), so that every reader of policies shares the compiled CUE.
+ */
+public final class KinitirasFamily implements Family<Policy> {
+    /** How outcomes, warnings and audit annotations name a kinitiras policy ({@code Kind/[namespace/]name}). */
+    public static final RuleFamily FAMILY = new RuleFamily("kinitiras policy", "overridden by kinitiras policy(ies)",
+            "overridden-by");
+    /** The Ready condition's reason of a policy in force. */
+    public static final String READY = "policy compiled";
+    private static final List<Resource> RESOURCES = List.of(
+            resource(Policy.Kind.OverridePolicy),
+            resource(Policy.Kind.ClusterOverridePolicy),
+            resource(Policy.Kind.ClusterValidatePolicy));
+    /**
+     * kinitiras lists policies from a map, in no fixed order, and sorts override rules by policy name; Remold runs
+     * the cluster policies by name, then the namespaced ones by name (one namespace's only), validations by name.
+     */
+    private static final Comparator<Policy> ORDER = Comparator.comparing((Policy p) -> !p.clusterWide())
+            .thenComparing(Policy::name).thenComparing(p -> p.namespace() == null ? "" : p.namespace());
+
+    private final Forms forms;
+    private final HttpAnswers httpAnswers;
+
+    /**
+     * The family on the process's shared CUE workers (started when the first policy with CUE is read), refusing
+     * every http reference.
+     */
+    public KinitirasFamily() {
+        this(HttpAnswers.REFUSED);
+    }
+
+    /** As {@link #KinitirasFamily()}, the policies' http references answered by {@code httpAnswers}. */
+    public KinitirasFamily(HttpAnswers httpAnswers) {
+        this(Forms.shared(), httpAnswers);
+    }
+
+    KinitirasFamily(Forms forms, HttpAnswers httpAnswers) {
+        this.forms = forms;
+        this.httpAnswers = httpAnswers;
+    }
+
+    private static Resource resource(Policy.Kind kind) {
+        return new Resource(PolicyReader.GROUP, "v1alpha1", kind.name(), kind.plural());
+    }
+
+    @Override
+    public RuleFamily family() {
+        return FAMILY;
+    }
+
+    @Override
+    public List<Resource> resources() {
+        return RESOURCES;
+    }
+
+    @Override
+    public String readyReason() {
+        return READY;
+    }
+
+    @Override
+    public boolean owns(JsonObject manifest) {
+        return PolicyReader.owns(manifest);
+    }
+
+    @Override
+    public Policy parse(JsonObject manifest) {
+        return PolicyReader.read(manifest, forms);
+    }
+
+    @Override
+    public String id(Policy rule) {
+        return rule.id();
+    }
+
+    /** ClusterValidatePolicies refuse in every namespace; an override that fails refuses in the mutating webhook. */
+    @Override
+    public Optional<String> refusesIn(Policy rule) {
+        return rule.kind() == Policy.Kind.ClusterValidatePolicy ? Optional.of("") : Optional.empty();
+    }
+
+    @Override
+    public Compiled compile(SortedMap<String, Policy> rules) {
+        var overrides = new ArrayList<Policy>();
+        var validations = new ArrayList<Policy>();
+        var names = new HashSet<String>();
+        rules.forEach((key, policy) -> {
+            names.add(policy.id());
+            (policy.kind() == Policy.Kind.ClusterValidatePolicy ? validations : overrides).add(policy);
+        });
+        overrides.sort(ORDER);
+        validations.sort(ORDER);
+        var stage = new KinitirasStage(overrides, validations, httpAnswers);
+        return new Compiled(stage.ruleCount() == 0 ? Optional.empty() : Optional.of(stage), Map.of(), Set.of(),
+                Optional.empty(), stage.ruleCount(), names);
+    }
+}

@@ -1,0 +1,57 @@
+package io.remold.kinitiras.template;
+
+import io.remold.kinitiras.Overrider;
+import io.remold.kinitiras.PolicyEvaluationException;
+import io.remold.kinitiras.PolicyInput;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A {@code template} overrider ({@code OverrideRuleTemplate}) compiled once: {@link #patches} gives the JSON patch
+ * operations kinitiras's CUE rendered from the same template gives for a request, in its order (the map or
+ * resource lists a type needs are created first). A {@code valueRef} of k8s, owner or http is fetched for every
+ * request, used or not, as kinitiras does: a failed fetch fails the overrider.
+ */
+public final class OverrideTemplate implements Overrider {
+    static final Set<String> TYPES = Set.of("annotations", "labels", "resources", "resourcesOversell",
+            "tolerations", "affinity");
+    static final Set<String> OPERATIONS = Set.of("add", "replace", "remove");
+
+    private final Optional<Reference> fetched;
+    private final TemplateRule rule;
+
+    private OverrideTemplate(Optional<Reference> fetched, TemplateRule rule) {
+        this.fetched = fetched;
+        this.rule = rule;
+    }
+
+    /**
+     * Compiles {@code template}, found at {@code field} of the policy (e.g. {@code
+     * spec.overrideRules[0].overriders.template}); refuses what kinitiras's CRD or its rendered CUE refuses.
+     */
+    public static OverrideTemplate parse(JsonObject template, String field) throws InvalidTemplateException {
+        String type = Fields.oneOf(template, "type", field, TYPES);
+        String op = Fields.oneOf(template, "operation", field, OPERATIONS);
+        JsonObject valueRef = Fields.object(template, "valueRef", field);
+        Optional<Reference> fetched = Optional.ofNullable(valueRef)
+                .map(r -> Reference.parse(r, Fields.at(field, "valueRef"))).filter(Reference::fetched);
+        TemplateRule rule = switch (type) {
+            case "annotations", "labels" -> MetadataRule.parse(type, op, template, field);
+            case "resources" -> ResourcesRule.parse(op, template, field);
+            case "resourcesOversell" -> OversellRule.parse(op, template, field);
+            case "tolerations" -> TolerationsRule.parse(op, template, field);
+            default -> AffinityRule.parse(op, template, field);
+        };
+        return new OverrideTemplate(fetched, rule);
+    }
+
+    @Override
+    public List<JsonObject> patches(PolicyInput input) throws PolicyEvaluationException {
+        JsonValue data = fetched.isPresent() ? fetched.get().fetch(input) : null;
+        return List.copyOf(rule.patches(input, data));
+    }
+}

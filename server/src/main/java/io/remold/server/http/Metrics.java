@@ -1,0 +1,181 @@
+package io.remold.server.http;
+
+import io.remold.gatekeeper.Gatekeeper;
+import io.remold.rules.Snapshot;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * Counters in the Prometheus text exposition format, written by hand: the request path only touches
+ * {@link LongAdder}s found without allocation (endpoints are an enum; rule counters are created once per rule).
+ */
+public final class Metrics {
+    /** Upper bounds of the latency buckets, in seconds. */
+    private static final double[] BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+
+    enum Endpoint {
+        mutate, validate, validate_modrule, noop;
+
+        String path() {
+            return "/" + name().replace('_', '-');
+        }
+    }
+
+    /** Response classes counted per endpoint. */
+    enum Outcome { allowed, patched, rejected, bad_request, error, unread }
+
+    /** What a rule did on one request. */
+    enum RuleEvent {
+        match("remold_rule_matches_total"), patch("remold_rule_patches_total"),
+        reject("remold_rule_rejections_total"), error("remold_rule_errors_total");
+
+        final String metric;
+
+        RuleEvent(String metric) {
+            this.metric = metric;
+        }
+    }
+
+    private static final class EndpointStats {
+        final LongAdder[] outcomes = adders(Outcome.values().length);
+        final LongAdder[] buckets = adders(BUCKETS.length);
+        final LongAdder count = new LongAdder();
+        final LongAdder nanos = new LongAdder();
+    }
+
+    private final EndpointStats[] endpoints = new EndpointStats[Endpoint.values().length];
+    private final Map<String, LongAdder[]> rules = new ConcurrentHashMap<>();
+    private final LongAdder rebuilds = new LongAdder();
+    private volatile int ruleCount;
+    private volatile int mutatorCount;
+    private volatile double lastRebuildSeconds;
+    private volatile BooleanSupplier synced = () -> false;
+    /** Appends the external data providers' counters (one series per Provider in force). */
+    private volatile Consumer<StringBuilder> externalData = sb -> { };
+
+    public Metrics() {
+        for (int i = 0; i < endpoints.length; i++) {
+            endpoints[i] = new EndpointStats();
+        }
+    }
+
+    private static LongAdder[] adders(int n) {
+        var out = new LongAdder[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = new LongAdder();
+        }
+        return out;
+    }
+
+    public void syncedBy(BooleanSupplier synced) {
+        this.synced = synced;
+    }
+
+    public void externalData(Consumer<StringBuilder> writer) {
+        this.externalData = writer;
+    }
+
+    void request(Endpoint endpoint, Outcome outcome, long nanos) {
+        EndpointStats stats = endpoints[endpoint.ordinal()];
+        stats.outcomes[outcome.ordinal()].increment();
+        stats.count.increment();
+        stats.nanos.add(nanos);
+        double seconds = nanos / 1e9;
+        for (int i = 0; i < BUCKETS.length; i++) {
+            if (seconds <= BUCKETS[i]) {
+                stats.buckets[i].increment();
+                break;
+            }
+        }
+    }
+
+    void rule(String rule, RuleEvent event) {
+        rules.computeIfAbsent(rule, k -> adders(RuleEvent.values().length))[event.ordinal()].increment();
+    }
+
+    /**
+     * Drops the counters of rules that are gone, so that rule churn does not grow the series (and the map) without
+     * bound; {@code current} holds the outcome names of the new snapshot's rules.
+     */
+    private void retainRules(Set<String> current) {
+        rules.keySet().retainAll(current);
+    }
+
+    /** Counts an installed rule snapshot and drops the counters of rules it no longer holds. */
+    public void installed(Snapshot snapshot) {
+        rulesRebuilt(snapshot.engine().ruleCount(), snapshot.ruleCount(Gatekeeper.FAMILY), snapshot.buildNanos());
+        retainRules(snapshot.outcomeNames());
+    }
+
+    private void rulesRebuilt(int count, int mutators, long nanos) {
+        rebuilds.increment();
+        ruleCount = count;
+        mutatorCount = mutators;
+        lastRebuildSeconds = nanos / 1e9;
+    }
+
+    /** The exposition text ({@code text/plain; version=0.0.4}). */
+    public String scrape() {
+        var sb = new StringBuilder(4096);
+        header(sb, "remold_requests_total", "counter", "Admission requests by endpoint and outcome.");
+        for (Endpoint e : Endpoint.values()) {
+            for (Outcome o : Outcome.values()) {
+                sb.append("remold_requests_total{endpoint=\"").append(e.path()).append("\",outcome=\"")
+                        .append(o).append("\"} ").append(endpoints[e.ordinal()].outcomes[o.ordinal()].sum())
+                        .append('\n');
+            }
+        }
+        header(sb, "remold_request_duration_seconds", "histogram", "Time to answer an admission request.");
+        for (Endpoint e : Endpoint.values()) {
+            EndpointStats stats = endpoints[e.ordinal()];
+            long cumulative = 0;
+            for (int i = 0; i < BUCKETS.length; i++) {
+                cumulative += stats.buckets[i].sum();
+                bucket(sb, e, Double.toString(BUCKETS[i]), cumulative);
+            }
+            long count = stats.count.sum();
+            bucket(sb, e, "+Inf", count);
+            sb.append("remold_request_duration_seconds_sum{endpoint=\"").append(e.path()).append("\"} ")
+                    .append(stats.nanos.sum() / 1e9).append('\n');
+            sb.append("remold_request_duration_seconds_count{endpoint=\"").append(e.path()).append("\"} ")
+                    .append(count).append('\n');
+        }
+        for (RuleEvent event : RuleEvent.values()) {
+            String name = event.metric;
+            header(sb, name, "counter", "Requests on which a ModRule had this outcome: " + event + ".");
+            rules.forEach((rule, counters) -> sb.append(name).append("{rule=\"").append(escape(rule)).append("\"} ")
+                    .append(counters[event.ordinal()].sum()).append('\n'));
+        }
+        header(sb, "remold_rules", "gauge", "ModRules in the current engine snapshot.");
+        sb.append("remold_rules ").append(ruleCount).append('\n');
+        header(sb, "remold_gatekeeper_mutators", "gauge", "Gatekeeper mutators in the current engine snapshot.");
+        sb.append("remold_gatekeeper_mutators ").append(mutatorCount).append('\n');
+        header(sb, "remold_rules_synced", "gauge", "1 once the rule source delivered its initial state.");
+        sb.append("remold_rules_synced ").append(synced.getAsBoolean() ? 1 : 0).append('\n');
+        header(sb, "remold_rule_rebuilds_total", "counter", "Engine snapshots built.");
+        sb.append("remold_rule_rebuilds_total ").append(rebuilds.sum()).append('\n');
+        header(sb, "remold_rule_rebuild_seconds", "gauge", "Time the last engine snapshot took to build.");
+        sb.append("remold_rule_rebuild_seconds ").append(lastRebuildSeconds).append('\n');
+        externalData.accept(sb);
+        return sb.toString();
+    }
+
+    private static void header(StringBuilder sb, String name, String type, String help) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static void bucket(StringBuilder sb, Endpoint e, String le, long value) {
+        sb.append("remold_request_duration_seconds_bucket{endpoint=\"").append(e.path()).append("\",le=\"")
+                .append(le).append("\"} ").append(value).append('\n');
+    }
+
+    private static String escape(String label) {
+        return label.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    }
+}
