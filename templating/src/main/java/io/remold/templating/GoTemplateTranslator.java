@@ -324,17 +324,36 @@ final class GoTemplateTranslator {
                 case 'v' -> out.append('\u000b');
                 case 'x', 'u', 'U' -> {
                     int length = escaped == 'x' ? 2 : escaped == 'u' ? 4 : 8;
-                    try {
-                        out.appendCodePoint(Integer.parseInt(text.substring(position, position + length), 16));
-                    } catch (NumberFormatException | IndexOutOfBoundsException e) {
+                    int codePoint = hex(position, length);
+                    // As Go unquotes: a 4- or 8-digit escape must name a code point, not a surrogate half.
+                    if (codePoint < 0 || !Character.isValidCodePoint(codePoint)
+                            || escaped != 'x' && Character.getType(codePoint) == Character.SURROGATE) {
                         throw source.error("bad escape in string", position - 2);
                     }
+                    out.appendCodePoint(codePoint);
                     position += length;
                 }
                 default -> throw source.error("unknown escape \\" + escaped + " in string", position - 2);
             }
         }
         throw source.error("unterminated string", start);
+    }
+
+    /** The value of {@code length} hex digits at {@code at}, or -1 when they are not all there (no sign allowed). */
+    private int hex(int at, int length) {
+        if (at + length > text.length()) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = at; i < at + length; i++) {
+            char c = text.charAt(i);
+            int digit = c < 128 ? Character.digit(c, 16) : -1; // ASCII only, as Go
+            if (digit < 0) {
+                return -1;
+            }
+            value = value * 16 + digit;
+        }
+        return value > Integer.MAX_VALUE ? -1 : (int) value;
     }
 
     private String number() {
