@@ -2,6 +2,9 @@ package io.remold.cue;
 
 import io.remold.cue.CueEvaluator.Owner;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static io.remold.cue.CueEvaluator.Owner.ADMINISTRATOR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,80 +24,53 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Who gets a freed worker, and who may take a free one, with plain names for workers and a thread per call. */
 class FairShareTest {
-    private static final Owner A = new Owner.Tenant("a");
-    private static final Owner B = new Owner.Tenant("b");
-    private static final Owner C = new Owner.Tenant("c");
-
-    @Test
-    void freedWorkersGoRoundRobinByTenantAndFirstComeFirstServedWithinOne() throws Exception {
-        Calls calls = new Calls(2);
-        calls.start("a1", A, 1);
-        calls.start("a2", A, 1);
-        calls.start("a3", A, 2);
-        calls.start("b1", B, 3);
-        calls.start("c1", C, 4);
-        calls.assertGranted("a1");
-        calls.release("a1");
-        calls.assertGranted("b1");
-        calls.release("b1");
-        calls.assertGranted("c1");
-        calls.release("c1");
-        calls.assertGranted("a2");
-        calls.release("a2");
-        calls.assertGranted("a3");
+    /**
+     * Steps, in order: {@code +name owner policy} starts a call (owner {@code admin} or a tenant's namespace) and
+     * returns once it holds a worker or waits; {@code =name} says it is the next given a worker; {@code -name} gives
+     * its worker back.
+     */
+    static Stream<Arguments> turns() {
+        return Stream.of(
+                Arguments.of("round-robin by tenant, first come first served within one", 2,
+                        "+a1 a 1, +a2 a 1, +a3 a 2, +b1 b 3, +c1 c 4,"
+                                + " =a1, -a1, =b1, -b1, =c1, -c1, =a2, -a2, =a3"),
+                Arguments.of("one worker kept for the administrator, whose calls go first", 2,
+                        "+a1 a 1, +b1 b 2, +admin1 admin 3, +admin2 admin 4,"
+                                + " =a1, =admin1, -a1, =admin2, -admin1, =b1"),
+                Arguments.of("one policy holds all workers but one, and does not hold up its owner's others", 3,
+                        "+p1 admin 1, +p2 admin 1, +p3 admin 1, +q1 admin 2, =p1, =p2, =q1,"
+                                + " -q1, +q2 admin 2, =q2, -p1, =p3"),
+                Arguments.of("with one worker, the administrator first", 1,
+                        "+a1 a 1, +b1 b 2, +admin admin 3, =a1, -a1, =admin, -admin, =b1"));
     }
 
-    @Test
-    void oneWorkerIsKeptForTheAdministratorWhoseCallsGoFirst() throws Exception {
-        Calls calls = new Calls(2);
-        calls.start("a1", A, 1);
-        calls.start("b1", B, 2); // waits though a worker is free: it is the administrator's
-        calls.start("admin1", ADMINISTRATOR, 3);
-        calls.start("admin2", ADMINISTRATOR, 4);
-        calls.assertGranted("a1", "admin1");
-        calls.release("a1");
-        calls.assertGranted("admin2");
-        calls.release("admin1");
-        calls.assertGranted("b1");
-    }
-
-    @Test
-    void onePolicyHoldsAllWorkersButOneAndDoesNotHoldUpTheOwnersOtherPolicies() throws Exception {
-        Calls calls = new Calls(3);
-        calls.start("p1", ADMINISTRATOR, 1);
-        calls.start("p2", ADMINISTRATOR, 1);
-        calls.start("p3", ADMINISTRATOR, 1);
-        calls.start("q1", ADMINISTRATOR, 2);
-        calls.assertGranted("p1", "p2", "q1");
-        calls.release("q1");
-        calls.start("q2", ADMINISTRATOR, 2);
-        calls.assertGranted("q2");
-        calls.release("p1");
-        calls.assertGranted("p3");
-    }
-
-    @Test
-    void withOneWorkerTheAdministratorGoesFirst() throws Exception {
-        Calls calls = new Calls(1);
-        calls.start("a1", A, 1);
-        calls.start("b1", B, 2);
-        calls.start("admin", ADMINISTRATOR, 3);
-        calls.assertGranted("a1");
-        calls.release("a1");
-        calls.assertGranted("admin");
-        calls.release("admin");
-        calls.assertGranted("b1");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("turns")
+    void freedWorkersGoToWhoseTurnItIs(String name, int workers, String steps) throws Exception {
+        Calls calls = new Calls(workers);
+        for (String step : steps.split(",\\s*")) {
+            String[] words = step.substring(1).split(" ");
+            String call = words[0];
+            switch (step.charAt(0)) {
+                case '+' -> calls.start(call, words[1].equals("admin") ? ADMINISTRATOR : new Owner.Tenant(words[1]),
+                        Long.parseLong(words[2]));
+                case '=' -> calls.assertGranted(call);
+                case '-' -> calls.release(call);
+                default -> throw new IllegalArgumentException(step);
+            }
+        }
     }
 
     @Test
     void aCallGivesUpAtItsDeadlineSayingWhy() throws Exception {
         FairShare<String> share = new FairShare<>(List.of("w"), limits(4, 4));
         String held = share.acquire(ADMINISTRATOR, 1, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-        CueException e = assertThrows(CueException.class, () -> share.acquire(A, 2, System.nanoTime()));
+        Owner tenant = new Owner.Tenant("a");
+        CueException e = assertThrows(CueException.class, () -> share.acquire(tenant, 2, System.nanoTime()));
         assertEquals("no CUE worker before the deadline: all 1 CUE workers are busy", e.getMessage());
         assertEquals(0, share.waiting());
         share.release(ADMINISTRATOR, 1, held);
-        assertEquals("w", share.acquire(A, 2, System.nanoTime()));
+        assertEquals("w", share.acquire(tenant, 2, System.nanoTime()));
     }
 
     private static CueLimits limits(int queue, int queuePerTenant) {
@@ -131,13 +108,11 @@ class FairShareTest {
             }
         }
 
-        /** The calls given a worker next, in this order. */
-        void assertGranted(String... names) throws InterruptedException {
-            for (String name : names) {
-                String next = granted.poll(30, TimeUnit.SECONDS);
-                assertNotNull(next, name + " was given no worker");
-                assertEquals(name, next);
-            }
+        /** The call given a worker next. */
+        void assertGranted(String name) throws InterruptedException {
+            String next = granted.poll(30, TimeUnit.SECONDS);
+            assertNotNull(next, name + " was given no worker");
+            assertEquals(name, next);
         }
 
         void release(String name) {
