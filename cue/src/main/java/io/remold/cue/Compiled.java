@@ -1,12 +1,10 @@
 package io.remold.cue;
 
-import java.util.concurrent.Semaphore;
-
 /**
- * A policy parsed by a worker: workers keep it under {@code id}, and get {@code source} again when they lack it.
- * {@code workers} are the workers its evaluations may hold at once.
+ * A policy parsed by a worker: workers keep it under {@code id}, and get {@code source} again when they lack it. Its
+ * evaluations are charged to {@code owner} ({@link FairShare}).
  */
-record Compiled(CueWorkers owner, long id, String source, Semaphore workers) implements CompiledCue {
+record Compiled(CueWorkers evaluator, long id, String source, CueEvaluator.Owner owner) implements CompiledCue {
     @Override
     public String toString() {
         return "CUE policy #" + id;

@@ -10,8 +10,11 @@ import java.util.List;
  * many. Nothing runs (no process, no thread) until the first {@link #compile}.
  */
 public interface CueEvaluator extends AutoCloseable {
-    /** Parses and checks a policy's CUE once; the error names CUE's own message and position. */
-    CompiledCue compile(String source) throws CueException;
+    /**
+     * Parses and checks a policy's CUE once; the error names CUE's own message and position. The worker time of this
+     * compile and of every evaluation of the policy is charged to {@code owner}.
+     */
+    CompiledCue compile(String source, Owner owner) throws CueException;
 
     /**
      * The value at {@code outputPath} once {@code cue} is unified with the parameters, as JSON; the evaluation stops
@@ -23,6 +26,41 @@ public interface CueEvaluator extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * Who a policy's worker time is charged to, so that no tenant takes more than its share of the workers: the
+     * administrator (cluster-wide policies) or the tenant of one namespace (its namespaced policies).
+     */
+    sealed interface Owner {
+        Owner ADMINISTRATOR = new Administrator();
+
+        /** The owner of a policy of {@code namespace}, or the administrator's for {@code null} (cluster-wide). */
+        static Owner of(String namespace) {
+            return namespace == null ? ADMINISTRATOR : new Tenant(namespace);
+        }
+
+        /** The cluster administrator: its policies run on every namespace's requests. */
+        record Administrator() implements Owner {
+            @Override
+            public String toString() {
+                return "the administrator";
+            }
+        }
+
+        /** A namespace's administrator: its policies run on its own namespace's requests. */
+        record Tenant(String namespace) implements Owner {
+            public Tenant {
+                if (namespace == null || namespace.isEmpty()) {
+                    throw new IllegalArgumentException("a tenant is a namespace, not " + namespace);
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "namespace " + namespace;
+            }
+        }
+    }
 
     /** One parameter unified with the policy, as kinitiras passes {@code object}, {@code oldObject}, ... */
     record CueParameter(String name, JsonValue value) {

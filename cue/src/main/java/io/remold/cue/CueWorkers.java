@@ -8,9 +8,8 @@ import jakarta.json.JsonValue;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the first {@link #compile}: then the worker binary is extracted and a pool of worker slots made, each process
  * started when a call first needs it. A policy whose evaluation overran its deadline or killed its worker fails at
  * once for {@link CueLimits#quarantine()}, so it cannot take the workers from other policies call after call; and
- * the evaluations of one policy hold at most all workers but one at once (one when there is one), so that a burst of
- * requests for a hostile policy leaves a worker to the others: its further evaluations wait for its own workers.
+ * the workers are shared between the policies' owners ({@link FairShare}), so that no tenant holds more than its share
+ * and the administrator's cluster-wide policies always have a worker.
  */
 public final class CueWorkers implements CueEvaluator {
     private static final JsonProvider JSON = JsonProvider.provider();
@@ -34,14 +33,13 @@ public final class CueWorkers implements CueEvaluator {
     }
 
     @Override
-    public CompiledCue compile(String source) throws CueException {
-        Compiled compiled = new Compiled(this, ids.incrementAndGet(), source,
-                new Semaphore(Math.max(1, limits.workers() - 1)));
+    public CompiledCue compile(String source, Owner owner) throws CueException {
+        Compiled compiled = new Compiled(this, ids.incrementAndGet(), source, Objects.requireNonNull(owner, "owner"));
         JsonObject request = JSON.createObjectBuilder().add("op", "compile").add("id", compiled.id())
                 .add("source", source).build();
-        try {
-            expectOk(pool().call(request, System.nanoTime() + limits.compileTimeout().toNanos(),
-                    HttpTasks.REFUSED));
+        long deadline = System.nanoTime() + limits.compileTimeout().toNanos();
+        try (WorkerPool.Lease worker = pool().acquire(owner, compiled.id(), deadline)) {
+            expectOk(worker.call(request, deadline, HttpTasks.REFUSED));
         } catch (WorkerProcess.Died e) {
             throw new CueException("cannot compile the CUE: " + e.getMessage());
         }
@@ -51,7 +49,7 @@ public final class CueWorkers implements CueEvaluator {
     @Override
     public JsonValue evaluate(CompiledCue cue, List<CueParameter> parameters, String outputPath, long deadlineNanos,
                               HttpTasks http) throws CueException {
-        if (!(cue instanceof Compiled compiled) || compiled.owner() != this) {
+        if (!(cue instanceof Compiled compiled) || compiled.evaluator() != this) {
             throw new IllegalArgumentException(cue + " was not compiled by this evaluator");
         }
         Quarantine quarantine = quarantined.get(compiled.id());
@@ -68,11 +66,10 @@ public final class CueWorkers implements CueEvaluator {
         }
         JsonObject request = JSON.createObjectBuilder().add("op", "evaluate").add("id", compiled.id())
                 .add("parameters", params).add("output", outputPath).build();
-        holdOneOfItsWorkers(compiled, deadlineNanos);
-        try {
-            JsonObject answer = pool().call(request, deadlineNanos, http);
+        try (WorkerPool.Lease worker = pool().acquire(compiled.owner(), compiled.id(), deadlineNanos)) {
+            JsonObject answer = worker.call(request, deadlineNanos, http);
             if (answer.getBoolean("missing", false)) { // a new worker, or one that dropped it: parse it there
-                answer = pool().call(JSON.createObjectBuilder(request).add("source", compiled.source()).build(),
+                answer = worker.call(JSON.createObjectBuilder(request).add("source", compiled.source()).build(),
                         deadlineNanos, http);
             }
             return value(answer);
@@ -81,21 +78,6 @@ public final class CueWorkers implements CueEvaluator {
             quarantined.values().removeIf(q -> now - q.endsNanos() >= 0); // policies never evaluated again
             quarantined.put(compiled.id(), new Quarantine(now + limits.quarantine().toNanos(), e.getMessage()));
             throw new CueException(e.getMessage());
-        } finally {
-            compiled.workers().release();
-        }
-    }
-
-    /** Waits until the policy holds fewer workers than it may, within the call's deadline. */
-    private void holdOneOfItsWorkers(Compiled compiled, long deadlineNanos) throws CueException {
-        try {
-            if (!compiled.workers().tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                throw new CueException("this policy's evaluations already hold " + Math.max(1, limits.workers() - 1)
-                        + " of the " + limits.workers() + " CUE workers, the most one policy may");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CueException("interrupted while waiting for a CUE worker");
         }
     }
 
@@ -139,6 +121,12 @@ public final class CueWorkers implements CueEvaluator {
 
     boolean running() {
         return pool != null;
+    }
+
+    /** The evaluations waiting for a worker now. */
+    int waiting() {
+        WorkerPool current = pool;
+        return current == null ? 0 : current.waiting();
     }
 
     /** The worker processes alive now. */

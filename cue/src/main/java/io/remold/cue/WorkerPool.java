@@ -6,17 +6,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingDeque;
-import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A fixed number of worker slots, each running at most one process serving one call at a time, started when first
- * needed and again after it died; callers beyond the free slots wait (up to {@link CueLimits#queue()} of them, and
- * never past their own deadline). A process that dies during a call is the call's policy's doing (the caller
- * quarantines it) and is replaced at once; one that cannot start is retried after a growing back-off.
+ * needed and again after it died; callers beyond the free slots wait their turn ({@link FairShare}: bounded, fair
+ * between tenants, never past their own deadline). A process that dies during a call is the call's policy's doing
+ * (the caller quarantines it) and is replaced at once; one that cannot start is retried after a growing back-off.
  */
 final class WorkerPool implements AutoCloseable {
     private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -25,9 +22,8 @@ final class WorkerPool implements AutoCloseable {
     private final CueLimits limits;
     private final Path binary = WorkerBinary.extract();
     private final List<Slot> slots = new ArrayList<>();
-    /** Most recently used first: a warm worker, which has the policy parsed, serves before a cold one starts. */
-    private final BlockingDeque<Slot> free = new LinkedBlockingDeque<>();
-    private final Semaphore admitted;
+    /** Gives the most recently used slot first: a warm worker, which has the policy parsed, before a cold one. */
+    private final FairShare<Slot> share;
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
             Thread.ofPlatform().daemon().name("remold-cue-deadline").factory());
     private volatile boolean closed;
@@ -37,34 +33,26 @@ final class WorkerPool implements AutoCloseable {
         for (int i = 0; i < limits.workers(); i++) {
             slots.add(new Slot());
         }
-        free.addAll(slots);
-        this.admitted = new Semaphore(limits.workers() + limits.queue());
+        this.share = new FairShare<>(slots, limits);
         timer.setRemoveOnCancelPolicy(true); // a deadline met leaves nothing queued
     }
 
-    /** One call on a free worker, or a clear failure when none frees up before the deadline. */
-    JsonObject call(JsonObject request, long deadlineNanos, CueEvaluator.HttpTasks http)
-            throws CueException, WorkerProcess.Died {
-        if (!admitted.tryAcquire()) {
-            throw new CueException("all " + limits.workers() + " CUE workers are busy and " + limits.queue()
-                    + " evaluations wait for them");
-        }
+    /**
+     * A worker for calls of {@code policy} charged to {@code owner} when its turn comes, or a clear failure when it
+     * may not wait or does not get one before the deadline; close the lease to give the worker back.
+     */
+    Lease acquire(CueEvaluator.Owner owner, long policy, long deadlineNanos) throws CueException {
         try {
-            Slot slot = free.pollFirst(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (slot == null) {
-                throw new CueException("no CUE worker was free before the deadline");
-            }
-            try {
-                return slot.call(request, deadlineNanos, http);
-            } finally {
-                free.addFirst(slot);
-            }
+            return new Lease(owner, policy, share.acquire(owner, policy, deadlineNanos));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CueException("interrupted while waiting for a CUE worker");
-        } finally {
-            admitted.release();
         }
+    }
+
+    /** The calls waiting for a worker now. */
+    int waiting() {
+        return share.waiting();
     }
 
     List<ProcessHandle> processes() {
@@ -78,6 +66,35 @@ final class WorkerPool implements AutoCloseable {
         timer.shutdownNow();
         for (Slot slot : slots) {
             slot.stop();
+        }
+    }
+
+    /** One worker held by one caller, for one or more calls in a row, until closed. */
+    final class Lease implements AutoCloseable {
+        private final CueEvaluator.Owner owner;
+        private final long policy;
+        private final Slot slot;
+
+        private Lease(CueEvaluator.Owner owner, long policy, Slot slot) {
+            this.owner = owner;
+            this.policy = policy;
+            this.slot = slot;
+        }
+
+        /** One call on the held worker. */
+        JsonObject call(JsonObject request, long deadlineNanos, CueEvaluator.HttpTasks http)
+                throws CueException, WorkerProcess.Died {
+            try {
+                return slot.call(request, deadlineNanos, http);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CueException("interrupted while waiting to start the CUE worker again");
+            }
+        }
+
+        @Override
+        public void close() {
+            share.release(owner, policy, slot);
         }
     }
 

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static io.remold.cue.CueEvaluator.Owner.ADMINISTRATOR;
+
 /**
  * Prints what CUE costs through the supervisor (docs/architecture.md, "How CUE runs"): the first compile (binary
  * extracted, worker started), the per-evaluation time of a small override policy, and the worker's resident memory.
@@ -31,7 +33,7 @@ final class CueCost {
         List<CueEvaluator.CueParameter> parameters = List.of(new CueEvaluator.CueParameter("object", pod));
         try (CueWorkers cue = new CueWorkers(CueLimits.DEFAULT)) {
             long t0 = System.nanoTime();
-            CompiledCue policy = cue.compile(OVERRIDE);
+            CompiledCue policy = cue.compile(OVERRIDE, ADMINISTRATOR);
             long cold = System.nanoTime() - t0;
             System.out.println("answer: "
                     + cue.evaluate(policy, parameters, "patches", deadline(), CueEvaluator.HttpTasks.REFUSED));

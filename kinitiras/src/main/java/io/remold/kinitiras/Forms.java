@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.cue.CueEvaluator;
 import io.remold.cue.CueException;
 import io.remold.cue.CueLimits;
 import io.remold.cue.CueWorkers;
@@ -31,7 +32,16 @@ record Forms(CueSettings cue) {
     }
 
     private static final class Shared {
-        static final Forms FORMS = new Forms(new CueSettings(new CueWorkers(CueLimits.DEFAULT), CUE_TIMEOUT));
+        static final Forms FORMS = new Forms(new CueSettings(new CueWorkers(CueLimits.DEFAULT), CUE_TIMEOUT,
+                CueEvaluator.Owner.ADMINISTRATOR));
+    }
+
+    /**
+     * The forms of a policy of {@code namespace} (null: a cluster-wide one): its CUE's worker time is charged to that
+     * namespace's tenant, or to the administrator, so that a tenant gets no more than its share of the workers.
+     */
+    Forms of(String namespace) {
+        return new Forms(cue.chargedTo(CueEvaluator.Owner.of(namespace)));
     }
 
     /** An override rule's {@code template} (kinitiras runs it as its {@code renderedCue}). */

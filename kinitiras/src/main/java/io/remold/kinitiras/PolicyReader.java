@@ -72,6 +72,7 @@ final class PolicyReader {
                 throw new InvalidPolicyException("metadata.namespace", "required: an OverridePolicy is namespaced");
             }
         }
+        Forms itsForms = forms.of(namespace);
         JsonObject spec = object(manifest, "spec", "spec");
         List<ResourceSelector> selectors = new ArrayList<>();
         List<JsonObject> selectorItems = objects(spec, "resourceSelectors", "spec.resourceSelectors");
@@ -83,12 +84,12 @@ final class PolicyReader {
         if (kind == Policy.Kind.ClusterValidatePolicy) {
             List<JsonObject> rules = objects(spec, "validateRules", "spec.validateRules");
             for (int i = 0; i < rules.size(); i++) {
-                validations.add(validateRule(rules.get(i), "spec.validateRules[" + i + "]", forms));
+                validations.add(validateRule(rules.get(i), "spec.validateRules[" + i + "]", itsForms));
             }
         } else {
             List<JsonObject> rules = objects(spec, "overrideRules", "spec.overrideRules");
             for (int i = 0; i < rules.size(); i++) {
-                overrides.add(overrideRule(rules.get(i), "spec.overrideRules[" + i + "]", forms));
+                overrides.add(overrideRule(rules.get(i), "spec.overrideRules[" + i + "]", itsForms));
             }
         }
         return new Policy(kind, namespace, name, selectors, overrides, validations);

@@ -33,7 +33,7 @@ public final class CueOverrider implements Overrider {
 
     /** {@code overriders.cue}: evaluated with the parameter {@code object}. */
     public static CueOverrider cue(CueSettings settings, String text) throws CueException {
-        return new CueOverrider(settings, settings.evaluator().compile(text), null);
+        return new CueOverrider(settings, settings.evaluator().compile(text, settings.owner()), null);
     }
 
     /**
@@ -42,7 +42,7 @@ public final class CueOverrider implements Overrider {
      */
     public static CueOverrider renderedCue(CueSettings settings, String text, ExtraParameters extra)
             throws CueException {
-        return new CueOverrider(settings, settings.evaluator().compile(text), extra);
+        return new CueOverrider(settings, settings.evaluator().compile(text, settings.owner()), extra);
     }
 
     @Override

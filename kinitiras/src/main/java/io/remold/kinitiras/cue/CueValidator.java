@@ -34,13 +34,13 @@ public final class CueValidator implements Validator {
 
     /** A rule's {@code cue}. */
     public static CueValidator cue(CueSettings settings, String text) throws CueException {
-        return new CueValidator(settings, settings.evaluator().compile(text), null, false);
+        return new CueValidator(settings, settings.evaluator().compile(text, settings.owner()), null, false);
     }
 
     /** A rule's {@code renderedCue}; {@code affectModeAllow} when its template's condition says {@code allow}. */
     public static CueValidator renderedCue(CueSettings settings, String text, ExtraParameters extra,
                                            boolean affectModeAllow) throws CueException {
-        return new CueValidator(settings, settings.evaluator().compile(text), extra, affectModeAllow);
+        return new CueValidator(settings, settings.evaluator().compile(text, settings.owner()), extra, affectModeAllow);
     }
 
     @Override

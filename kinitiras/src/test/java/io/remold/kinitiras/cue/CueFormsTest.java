@@ -1,5 +1,6 @@
 package io.remold.kinitiras.cue;
 
+import io.remold.cue.CueEvaluator;
 import io.remold.cue.CueLimits;
 import io.remold.cue.CueWorkers;
 import io.remold.kinitiras.PolicyEvaluationException;
@@ -27,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class CueFormsTest {
     private static final CueWorkers WORKERS = new CueWorkers(CueLimits.DEFAULT);
-    private static final CueSettings SETTINGS = new CueSettings(WORKERS, Duration.ofSeconds(10));
+    private static final CueSettings SETTINGS = new CueSettings(WORKERS, Duration.ofSeconds(10),
+            CueEvaluator.Owner.ADMINISTRATOR);
     /** Refuses every reference, as a server does where no administrator allowed one. */
     private static final ValueSources NONE = new ValueSources() {
         @Override
