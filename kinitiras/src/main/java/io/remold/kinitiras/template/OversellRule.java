@@ -112,6 +112,106 @@ record OversellRule(boolean remove, Optional<BigDecimal> cpu, Optional<BigDecima
         return patches;
     }
 
+    @Override
+    public List<String> cueImports() {
+        return !on ? List.of() : remove ? List.of("strconv", "strings") : List.of("math", "strconv", "strings");
+    }
+
+    @Override
+    public List<String> cueSteps() {
+        if (!on) {
+            return ResourcesRule.byKind(ResourcesRule::missingMapSteps);
+        }
+        return ResourcesRule.byKind((container, pointer) -> {
+            List<String> own = ResourcesRule.missingMapSteps(container, pointer);
+            String base = pointer + "/resources/requests/";
+            cpu.ifPresent(f -> own.add(remove ? removeStep("cpu", base)
+                    : CueRendering.patch("replace", base + "cpu",
+                    "strconv.FormatInt(math.Round(cpu * 1000), 10) + \"m\"")));
+            memory.ifPresent(f -> own.add(remove ? removeStep("memory", base)
+                    : CueRendering.patch("replace", base + "memory", "math.Round(memory)")));
+            disk.ifPresent(f -> own.add(CueRendering.when("!zeroDiskLimit", remove
+                    ? removeStep("ephemeral-storage", base)
+                    : CueRendering.patch("replace", base + "ephemeral-storage", "math.Round(disk)"))));
+            return own;
+        });
+    }
+
+    private static String removeStep(String name, String base) {
+        return CueRendering.when("requests." + CueRendering.string(name) + " != _|_",
+                CueRendering.patch("remove", base + name, null));
+    }
+
+    /**
+     * The first container's maps, then each given factor's request, as fields the steps read. As in kinitiras's
+     * CUE they are computed whatever the operation, so what fails there fails the template.
+     */
+    @Override
+    public String cueDeclarations() {
+        if (!on) {
+            return "";
+        }
+        StringBuilder cue = new StringBuilder();
+        cue.append("    resources: {}\n")
+                .append("    if object.kind == \"Pod\" {resources: object.spec.containers[0].resources}\n")
+                .append("    if object.kind != \"Pod\" {resources: object.spec.template.spec.containers[0].resources}\n")
+                .append("    limits: {}\n    if resources.limits != _|_ {limits: resources.limits}\n")
+                .append("    requests: {}\n    if resources.requests != _|_ {requests: resources.requests}\n");
+        cpu.ifPresent(f -> cue.append("    cpuFactor: ").append(f).append('\n')
+                .append("    zeroCpuRequest: *false | bool\n")
+                .append("    if requests.cpu != _|_ {if requests.cpu == \"0\" {zeroCpuRequest: true}}\n")
+                .append("    cpu: *0 | number\n")
+                .append("    if limits.cpu != _|_ {\n")
+                .append("        milliCpu: strings.HasSuffix(limits.cpu, \"m\")\n")
+                .append("        if zeroCpuRequest {cpu: 0.0}\n")
+                .append("        if !zeroCpuRequest {\n")
+                .append("            if milliCpu {cpu: strconv.Atoi(strings.TrimSuffix(limits.cpu, \"m\"))")
+                .append(" * 0.001 * cpuFactor}\n")
+                .append("            if !milliCpu {cpu: strconv.Atoi(limits.cpu) * cpuFactor}\n")
+                .append("        }\n")
+                .append("    }\n"));
+        memory.ifPresent(f -> {
+            String limit = "limits.memory";
+            cue.append("    memoryFactor: ").append(f).append('\n')
+                    .append("    memoryWithUnit: *false | bool\n")
+                    .append("    if ").append(limit).append(" != _|_ {memoryWithUnit: ").append(limit)
+                    .append(" !~ \"^[0-9]*$\"}\n")
+                    .append("    memory: *0 | number\n");
+            bytes(cue, "memory", limit, "memoryWithUnit", "memoryFactor");
+        });
+        disk.ifPresent(f -> {
+            String limit = "limits.\"ephemeral-storage\"";
+            cue.append("    diskFactor: ").append(f).append('\n')
+                    .append("    zeroDiskLimit: bool\n")
+                    .append("    diskWithUnit: *false | bool\n")
+                    .append("    if ").append(limit).append(" == _|_ {zeroDiskLimit: true}\n")
+                    .append("    if ").append(limit).append(" != _|_ {\n")
+                    .append("        diskWithUnit: ").append(limit).append(" !~ \"^[0-9]*$\"\n")
+                    .append("        if ").append(limit).append(" != \"0\" && ").append(limit)
+                    .append(" != \"\" {zeroDiskLimit: false}\n")
+                    .append("    }\n")
+                    .append("    disk: *0 | number\n")
+                    .append("    if !zeroDiskLimit {\n");
+            bytes(cue, "disk", limit, "diskWithUnit", "diskFactor");
+            cue.append("    }\n");
+        });
+        return cue.toString();
+    }
+
+    /** {@code name}: the limit's bytes times the factor, reading the suffixes as {@link #bytes} does. */
+    private static void bytes(StringBuilder cue, String name, String limit, String withUnit, String factor) {
+        for (int i = 0; i < SUFFIXES.length; i++) {
+            String suffix = CueRendering.string(SUFFIXES[i]);
+            String unit = SUFFIXES[i].endsWith("i") ? " * 1024" : " * 1000";
+            cue.append("    if ").append(withUnit).append(" {if strings.HasSuffix(").append(limit).append(", ")
+                    .append(suffix).append(") {").append(name).append(": strconv.Atoi(strings.TrimSuffix(")
+                    .append(limit).append(", ").append(suffix).append("))").append(unit.repeat(POWERS[i]))
+                    .append(" * ").append(factor).append("}}\n");
+        }
+        cue.append("    if !").append(withUnit).append(" {").append(name).append(": strconv.Atoi(").append(limit)
+                .append(") * ").append(factor).append("}\n");
+    }
+
     private static void removeIfPresent(JsonObject requests, String name, String base, List<JsonObject> patches) {
         if (requests.containsKey(name)) {
             patches.add(Patch.of("remove", base + name));
