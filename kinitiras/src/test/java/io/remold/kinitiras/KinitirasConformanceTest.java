@@ -198,8 +198,8 @@ class KinitirasConformanceTest {
 
     /**
      * A case whose object is a policy (kinitiras's policy webhooks): Remold's policy webhook refuses what the family
-     * cannot read. Only the answer is compared: kinitiras's policy webhook also renders templates into the policy
-     * ({@code renderedCue}), which Remold does not write back (it runs templates natively).
+     * cannot read. Only the answer is compared: both policy webhooks also write each template's {@code renderedCue}
+     * into the policy, each its own CUE text (Remold's is checked by {@code RenderedCueCasesTest}).
      */
     private static String policyAsObject(JsonObject input, JsonObject expected) {
         String refusal = null;

@@ -151,65 +151,68 @@ record OversellRule(boolean remove, Optional<BigDecimal> cpu, Optional<BigDecima
         if (!on) {
             return "";
         }
-        StringBuilder cue = new StringBuilder();
-        cue.append("    resources: {}\n")
-                .append("    if object.kind == \"Pod\" {resources: object.spec.containers[0].resources}\n")
-                .append("    if object.kind != \"Pod\" {resources: object.spec.template.spec.containers[0].resources}\n")
-                .append("    limits: {}\n    if resources.limits != _|_ {limits: resources.limits}\n")
-                .append("    requests: {}\n    if resources.requests != _|_ {requests: resources.requests}\n");
-        cpu.ifPresent(f -> cue.append("    cpuFactor: ").append(f).append('\n')
-                .append("    zeroCpuRequest: *false | bool\n")
-                .append("    if requests.cpu != _|_ {if requests.cpu == \"0\" {zeroCpuRequest: true}}\n")
-                .append("    cpu: *0 | number\n")
-                .append("    if limits.cpu != _|_ {\n")
-                .append("        milliCpu: strings.HasSuffix(limits.cpu, \"m\")\n")
-                .append("        if zeroCpuRequest {cpu: 0.0}\n")
-                .append("        if !zeroCpuRequest {\n")
-                .append("            if milliCpu {cpu: strconv.Atoi(strings.TrimSuffix(limits.cpu, \"m\"))")
-                .append(" * 0.001 * cpuFactor}\n")
-                .append("            if !milliCpu {cpu: strconv.Atoi(limits.cpu) * cpuFactor}\n")
-                .append("        }\n")
-                .append("    }\n"));
-        memory.ifPresent(f -> {
-            String limit = "limits.memory";
-            cue.append("    memoryFactor: ").append(f).append('\n')
-                    .append("    memoryWithUnit: *false | bool\n")
-                    .append("    if ").append(limit).append(" != _|_ {memoryWithUnit: ").append(limit)
-                    .append(" !~ \"^[0-9]*$\"}\n")
-                    .append("    memory: *0 | number\n");
-            bytes(cue, "memory", limit, "memoryWithUnit", "memoryFactor");
-        });
-        disk.ifPresent(f -> {
-            String limit = "limits.\"ephemeral-storage\"";
-            cue.append("    diskFactor: ").append(f).append('\n')
-                    .append("    zeroDiskLimit: bool\n")
-                    .append("    diskWithUnit: *false | bool\n")
-                    .append("    if ").append(limit).append(" == _|_ {zeroDiskLimit: true}\n")
-                    .append("    if ").append(limit).append(" != _|_ {\n")
-                    .append("        diskWithUnit: ").append(limit).append(" !~ \"^[0-9]*$\"\n")
-                    .append("        if ").append(limit).append(" != \"0\" && ").append(limit)
-                    .append(" != \"\" {zeroDiskLimit: false}\n")
-                    .append("    }\n")
-                    .append("    disk: *0 | number\n")
-                    .append("    if !zeroDiskLimit {\n");
-            bytes(cue, "disk", limit, "diskWithUnit", "diskFactor");
-            cue.append("    }\n");
-        });
+        StringBuilder cue = new StringBuilder("""
+                resources: {}
+                if object.kind == "Pod" {resources: object.spec.containers[0].resources}
+                if object.kind != "Pod" {resources: object.spec.template.spec.containers[0].resources}
+                limits: {}
+                if resources.limits != _|_ {limits: resources.limits}
+                requests: {}
+                if resources.requests != _|_ {requests: resources.requests}
+                """);
+        cpu.ifPresent(f -> cue.append("""
+                cpuFactor: %s
+                zeroCpuRequest: *false | bool
+                if requests.cpu != _|_ {if requests.cpu == "0" {zeroCpuRequest: true}}
+                cpu: *0 | number
+                if limits.cpu != _|_ {
+                    milliCpu: strings.HasSuffix(limits.cpu, "m")
+                    if zeroCpuRequest {cpu: 0.0}
+                    if !zeroCpuRequest {
+                        if milliCpu {cpu: strconv.Atoi(strings.TrimSuffix(limits.cpu, "m")) * 0.001 * cpuFactor}
+                        if !milliCpu {cpu: strconv.Atoi(limits.cpu) * cpuFactor}
+                    }
+                }
+                """.formatted(f)));
+        memory.ifPresent(f -> cue.append("""
+                memoryFactor: %s
+                memoryWithUnit: *false | bool
+                if limits.memory != _|_ {memoryWithUnit: limits.memory !~ "^[0-9]*$"}
+                memory: *0 | number
+                """.formatted(f)).append(bytes("memory", "limits.memory", "memoryWithUnit", "memoryFactor", "")));
+        disk.ifPresent(f -> cue.append("""
+                diskFactor: %s
+                zeroDiskLimit: bool
+                diskWithUnit: *false | bool
+                if limits."ephemeral-storage" == _|_ {zeroDiskLimit: true}
+                if limits."ephemeral-storage" != _|_ {
+                    diskWithUnit: limits."ephemeral-storage" !~ "^[0-9]*$"
+                    if limits."ephemeral-storage" != "0" && limits."ephemeral-storage" != "" {zeroDiskLimit: false}
+                }
+                disk: *0 | number
+                if !zeroDiskLimit {
+                %s}
+                """.formatted(f, bytes("disk", "limits.\"ephemeral-storage\"", "diskWithUnit", "diskFactor",
+                "    "))));
         return cue.toString();
     }
 
-    /** {@code name}: the limit's bytes times the factor, reading the suffixes as {@link #bytes} does. */
-    private static void bytes(StringBuilder cue, String name, String limit, String withUnit, String factor) {
+    /**
+     * {@code name}: the limit's bytes times the factor, reading the suffixes as {@link #bytes(JsonValue, BigDecimal,
+     * String)} does, each line after {@code indent}.
+     */
+    private static String bytes(String name, String limit, String withUnit, String factor, String indent) {
+        StringBuilder cue = new StringBuilder();
         for (int i = 0; i < SUFFIXES.length; i++) {
             String suffix = CueRendering.string(SUFFIXES[i]);
             String unit = SUFFIXES[i].endsWith("i") ? " * 1024" : " * 1000";
-            cue.append("    if ").append(withUnit).append(" {if strings.HasSuffix(").append(limit).append(", ")
-                    .append(suffix).append(") {").append(name).append(": strconv.Atoi(strings.TrimSuffix(")
+            cue.append(indent).append("if ").append(withUnit).append(" {if strings.HasSuffix(").append(limit)
+                    .append(", ").append(suffix).append(") {").append(name).append(": strconv.Atoi(strings.TrimSuffix(")
                     .append(limit).append(", ").append(suffix).append("))").append(unit.repeat(POWERS[i]))
                     .append(" * ").append(factor).append("}}\n");
         }
-        cue.append("    if !").append(withUnit).append(" {").append(name).append(": strconv.Atoi(").append(limit)
-                .append(") * ").append(factor).append("}\n");
+        return cue.append(indent).append("if !").append(withUnit).append(" {").append(name).append(": strconv.Atoi(")
+                .append(limit).append(") * ").append(factor).append("}\n").toString();
     }
 
     private static void removeIfPresent(JsonObject requests, String name, String base, List<JsonObject> patches) {

@@ -13,6 +13,7 @@ import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 import java.time.Duration;
@@ -39,14 +40,28 @@ class RenderedCueCasesTest {
         WORKERS.close();
     }
 
+    /** kinitiras's tests and examples, then the random templates. */
     @TestFactory
-    Stream<DynamicTest> kinitirasTestsAndExamples() throws Exception {
-        return cases("template-cases.json");
+    Stream<DynamicTest> everyCaseThatRenders() throws Exception {
+        return Stream.concat(cases("template-cases.json"), cases("template-random-cases.json"));
     }
 
-    @TestFactory
-    Stream<DynamicTest> randomTemplates() throws Exception {
-        return cases("template-random-cases.json");
+    /** The example of docs/kinitiras-templates.md, "The rendered CUE". */
+    @Test
+    void anAnnotationRendersAsDocumented() {
+        JsonObject template = Json.createObjectBuilder().add("type", "annotations").add("operation", "replace")
+                .add("path", "team").add("value", Json.createObjectBuilder().add("string", "a")).build();
+        assertEquals("""
+                import "list"
+                data: _
+                object: data.object
+                oldObject: data.oldObject
+                steps: [
+                if object.metadata.annotations == _|_ {{op: "replace", path: "/metadata/annotations", value: {}}},
+                {op: "replace", path: "/metadata/annotations/team", value: "a"}
+                ]
+                patches: list.FlattenN(steps, -1)
+                """, OverrideTemplate.parse(template, "template").renderedCue());
     }
 
     private static Stream<DynamicTest> cases(String file) throws Exception {
