@@ -34,10 +34,10 @@ final class CueRendering {
         return cue.append("steps: ").append(list).append("\npatches: list.FlattenN(steps, -1)\n").toString();
     }
 
-    /** A validation's CUE: {@code bindings}, then {@code validate} holding {@code body}. */
-    static String validate(boolean lists, String bindings, String body) {
+    /** A validation's CUE: {@code bindings}, then {@code validate} holding {@code body} ({@code usesList}: imported). */
+    static String validate(boolean usesList, String bindings, String body) {
         StringBuilder cue = new StringBuilder();
-        if (lists) {
+        if (usesList) {
             importLine(cue, "list");
         }
         return cue.append("data: _\nobject: data.object\noldObject: data.oldObject\n").append(bindings)
@@ -68,7 +68,7 @@ final class CueRendering {
         return "{op: " + string(op) + ", path: " + string(path) + (value == null ? "" : ", value: " + value) + "}";
     }
 
-    /** {@code if <condition> {<body>}}, a list element that is there only when the condition holds. */
+    /** {@code if <condition> {<body>}}: in a list an element, in a struct fields, there when the condition holds. */
     static String when(String condition, String body) {
         return "if " + condition + " {" + body + "}";
     }

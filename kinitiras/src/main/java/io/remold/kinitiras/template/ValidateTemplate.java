@@ -50,7 +50,7 @@ public final class ValidateTemplate implements Validator {
 
     /**
      * A constant, already processed; or why processing it fails, which kinitiras's CUE reports only when the data
-     * exists (the computation sits inside the condition).
+     * exists (the computation sits inside the condition). The constant as given and its processing render the CUE.
      */
     record Fixed(JsonValue value, String failure, JsonValue given, Optional<Process> process) implements Operand {
     }

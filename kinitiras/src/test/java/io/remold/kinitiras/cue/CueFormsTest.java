@@ -119,7 +119,8 @@ class CueFormsTest {
     void emptyListsInAValueAreNullAsGoDecodesThem() throws Exception {
         CueOverrider overrider = CueOverrider.cue(SETTINGS, """
                 object: _
-                patches: [{op: "add", path: "/spec/x", value: {a: [], b: [[]], c: [1]}}, {op: "add", path: "/y", value: []}]
+                patches: [{op: "add", path: "/spec/x", value: {a: [], b: [[]], c: [1]}},
+                    {op: "add", path: "/y", value: []}]
                 """);
         assertEquals(List.of(json("{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":{\"a\":null,\"b\":[null],"
                         + "\"c\":[1]}}"), json("{\"op\":\"add\",\"path\":\"/y\",\"value\":null}")),

@@ -98,8 +98,8 @@ class RenderedCueCasesTest {
         boolean allow = condition.get("affectMode") instanceof JsonString m && m.getString().equals("allow");
         WORKERS.compile(cue);
         if (expect.containsKey("error")) {
-            assertThrows(PolicyEvaluationException.class, () -> RenderedCue.refusal(SETTINGS, cue, seen, validateParams(seen,
-                    condition), allow), cue);
+            assertThrows(PolicyEvaluationException.class, () -> RenderedCue.refusal(SETTINGS, cue, seen,
+                    validateParams(seen, condition), allow), cue);
             return;
         }
         JsonValue expected = expect.get("refusal");

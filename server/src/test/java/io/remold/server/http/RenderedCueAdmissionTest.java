@@ -55,7 +55,8 @@ class RenderedCueAdmissionTest {
     private static String review(String operation, String object, String oldObject) {
         return "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u1\","
                 + "\"kind\":{\"group\":\"policy.kcloudlabs.io\",\"version\":\"v1alpha1\",\"kind\":\"Policy\"},"
-                + "\"resource\":{\"group\":\"policy.kcloudlabs.io\",\"version\":\"v1alpha1\",\"resource\":\"policies\"},"
+                + "\"resource\":{\"group\":\"policy.kcloudlabs.io\",\"version\":\"v1alpha1\","
+                + "\"resource\":\"clusteroverridepolicies\"},"
                 + "\"name\":\"p1\",\"operation\":\"" + operation + "\",\"object\":" + object
                 + (oldObject == null ? "" : ",\"oldObject\":" + oldObject) + "}}";
     }
