@@ -7,6 +7,7 @@ import io.remold.kinitiras.PolicyInput;
 import io.remold.kinitiras.cue.CueSettings;
 import io.remold.kinitiras.cue.RenderedCue;
 import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
@@ -16,9 +17,14 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,15 +35,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * the real CUE worker as kinitiras's engine runs a {@code renderedCue}: {@code data: {object, oldObject,
  * extraParams}}, the extraParams fetched as kinitiras fetches them. The result must be the case's (the result of
  * kinitiras's own renderer and cuelang.org/go). A case refused at parse has no CUE to render: its refusal is checked
- * by {@link TemplateCasesTest}.
+ * by {@link TemplateCasesTest}. The rendered texts are left in {@code target/rendered-cue-cases.json}, where the
+ * template oracle runs them on kinitiras's own engine (oracle/README.md, "Remold's renderedCue").
  */
 class RenderedCueCasesTest {
     private static final CueWorkers WORKERS = new CueWorkers(CueLimits.DEFAULT);
     private static final CueSettings SETTINGS = new CueSettings(WORKERS, Duration.ofSeconds(30));
+    private static final Map<String, String> RENDERED = new ConcurrentSkipListMap<>();
 
     @AfterAll
-    static void close() {
+    static void close() throws IOException {
         WORKERS.close();
+        JsonArrayBuilder rendered = Json.createArrayBuilder();
+        RENDERED.forEach((id, cue) -> rendered.add(Json.createObjectBuilder().add("id", id).add("renderedCue", cue)));
+        Files.writeString(Path.of("target", "rendered-cue-cases.json"), rendered.build().toString());
     }
 
     /** kinitiras's tests and examples, then the random templates. */
@@ -75,6 +86,7 @@ class RenderedCueCasesTest {
         PolicyInput input = TemplateCasesTest.input(c);
         if (c.getString("kind").equals("override")) {
             String cue = OverrideTemplate.parse(template, TemplateCasesTest.OVERRIDE_FIELD).renderedCue();
+            RENDERED.put(c.getString("id"), cue);
             WORKERS.compile(cue); // an evaluation error below is never a CUE that does not compile
             if (expect.containsKey("error")) {
                 assertThrows(PolicyEvaluationException.class, () -> RenderedCue.patches(SETTINGS, cue, input,
@@ -88,6 +100,7 @@ class RenderedCueCasesTest {
             return;
         }
         String cue = ValidateTemplate.parse(template, TemplateCasesTest.VALIDATE_FIELD).renderedCue();
+        RENDERED.put(c.getString("id"), cue);
         JsonObject condition = template.getJsonObject("condition");
         PolicyInput seen = "UPDATE".equals(input.operation()) ? input
                 : new PolicyInput(input.operation(), input.object(), JsonValue.NULL, input.sources());
