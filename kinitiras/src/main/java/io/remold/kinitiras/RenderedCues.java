@@ -49,8 +49,7 @@ final class RenderedCues {
                     continue;
                 }
                 if (template.get("condition") instanceof JsonObject condition
-                        && (!condition.containsKey("affectMode") || condition.get("affectMode") instanceof JsonString m
-                        && m.getString().isEmpty())) {
+                        && !(condition.get("affectMode") instanceof JsonString m && !m.getString().isEmpty())) {
                     operations.add(add(at + "/template/condition/affectMode", "reject"));
                 }
                 operations.add(add(at + "/renderedCue", ValidateTemplate.parse(template,
