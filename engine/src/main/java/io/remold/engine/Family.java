@@ -46,6 +46,15 @@ public interface Family<R> extends AutoCloseable {
      */
     Optional<String> refusesIn(R rule);
 
+    /**
+     * JSON patch operations the family's own webhook writes into a rule when it is admitted ({@code old}: the stored
+     * rule on UPDATE, else null), for the mutating webhook of the family's resources to answer; none by default.
+     * Throws naming the field when the rule cannot be completed.
+     */
+    default List<JsonObject> admissionPatch(JsonObject manifest, JsonObject old) throws InvalidFieldException {
+        return List.of();
+    }
+
     /** The family's stage of a rule set (its rules by source key, sorted), created on the caller's thread. */
     Compiled compile(SortedMap<String, R> rules);
 

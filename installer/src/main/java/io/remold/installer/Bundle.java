@@ -645,6 +645,13 @@ final class Bundle {
                 .operations(options.operations()).resources(options.resources()).scope("*"));
     }
 
+    /** kinitiras's three policy kinds, created or updated. */
+    private static List<V1RuleWithOperations> kinitirasPolicies() {
+        return List.of(new V1RuleWithOperations().apiGroups(List.of(KinitirasCrds.GROUP))
+                .apiVersions(List.of(KinitirasCrds.VERSION)).operations(List.of("CREATE", "UPDATE"))
+                .resources(KinitirasCrds.PLURALS).scope("*"));
+    }
+
     private V1MutatingWebhookConfiguration mutatingConfiguration(List<V1MatchCondition> notTheBundle) {
         var patch = new V1MutatingWebhook().name("mutate.remold.io").clientConfig(clientConfig("/mutate"))
                 .rules(targetRules()).namespaceSelector(namespaceSelector()).matchConditions(notTheBundle)
@@ -653,6 +660,14 @@ final class Bundle {
         var webhooks = new ArrayList<>(List.of(patch));
         if (options.nodeAnnotations()) {
             webhooks.add(bindingWebhook());
+        }
+        if (options.kinitirasCompat()) {
+            // kinitiras's policy webhook: each template's renderedCue is written into the policy before it is stored
+            // (again if a later webhook changed the policy), in every namespace.
+            webhooks.add(new V1MutatingWebhook().name("renderedcue.remold.io").clientConfig(clientConfig("/mutate-rule"))
+                    .rules(kinitirasPolicies()).failurePolicy("Fail").matchPolicy("Equivalent")
+                    .reinvocationPolicy("IfNeeded").sideEffects("None").timeoutSeconds(options.timeoutSeconds())
+                    .admissionReviewVersions(List.of("v1")));
         }
         return new V1MutatingWebhookConfiguration().apiVersion("admissionregistration.k8s.io/v1")
                 .kind("MutatingWebhookConfiguration").metadata(webhookConfigurationMeta(MUTATING_CONFIG))
@@ -708,9 +723,7 @@ final class Bundle {
             // A broken policy (CUE that does not parse, an unknown template type) is refused with the field and
             // CUE's message before it is stored, in every namespace (a policy is no workload: nothing waits for it).
             webhooks.add(new V1ValidatingWebhook().name("kinitiras.remold.io").clientConfig(clientConfig("/validate-modrule"))
-                    .rules(List.of(new V1RuleWithOperations().apiGroups(List.of(KinitirasCrds.GROUP))
-                            .apiVersions(List.of(KinitirasCrds.VERSION)).operations(List.of("CREATE", "UPDATE"))
-                            .resources(KinitirasCrds.PLURALS).scope("*")))
+                    .rules(kinitirasPolicies())
                     .failurePolicy("Fail").matchPolicy("Equivalent").sideEffects("None")
                     .timeoutSeconds(options.timeoutSeconds()).admissionReviewVersions(List.of("v1")));
         }

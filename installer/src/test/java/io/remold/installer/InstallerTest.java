@@ -289,7 +289,7 @@ class InstallerTest {
     }
 
     @Test
-    void kinitirasCompatServesValidatesGrantsAndMakesRoomForTheCueWorkers() throws IOException {
+    void kinitirasCompatServesValidatesRendersGrantsAndMakesRoomForTheCueWorkers() throws IOException {
         List<Object> objects = Yaml.loadAll(run("--kinitiras-compat").out());
         var crds = objects.stream().filter(V1CustomResourceDefinition.class::isInstance)
                 .map(V1CustomResourceDefinition.class::cast)
@@ -307,6 +307,12 @@ class InstallerTest {
         assertThat(policies.getRules().get(0).getOperations(), contains("CREATE", "UPDATE"));
         assertThat(policies.getRules().get(0).getResources(), contains("clusteroverridepolicies",
                 "clustervalidatepolicies", "overridepolicies"));
+        var rendering = only(objects, V1MutatingWebhookConfiguration.class).getWebhooks().stream()
+                .filter(w -> w.getName().equals("renderedcue.remold.io")).findFirst().orElseThrow();
+        assertThat(rendering.getClientConfig().getService().getPath(), is("/mutate-rule"));
+        assertThat(rendering.getFailurePolicy(), is("Fail"));
+        assertThat(rendering.getReinvocationPolicy(), is("IfNeeded"));
+        assertThat(rendering.getRules(), is(policies.getRules()));
         assertThat(serverRules(objects, "policy.kcloudlabs.io"), contains(
                 "[clusteroverridepolicies, clustervalidatepolicies, overridepolicies] [get, list, watch]",
                 "[clusteroverridepolicies/status, clustervalidatepolicies/status, overridepolicies/status] [patch, update]"));
@@ -317,6 +323,7 @@ class InstallerTest {
 
         String plain = run().out();
         assertThat(plain, not(containsString("kcloudlabs")));
+        assertThat(plain, not(containsString("/mutate-rule")));
         V1Container plainServer = only(Yaml.loadAll(plain), V1Deployment.class).getSpec().getTemplate().getSpec()
                 .getContainers().get(0);
         assertThat(plainServer.getResources().getLimits().get("memory").toSuffixedString(), is(Bundle.SERVER_MEMORY));

@@ -85,6 +85,12 @@ public final class KinitirasFamily implements Family<Policy> {
         return PolicyReader.read(manifest, forms);
     }
 
+    /** kinitiras's policy webhook: each rule with a template gets its {@code renderedCue} ({@link RenderedCues}). */
+    @Override
+    public List<JsonObject> admissionPatch(JsonObject manifest, JsonObject old) {
+        return RenderedCues.patch(manifest, old);
+    }
+
     @Override
     public String id(Policy rule) {
         return rule.id();

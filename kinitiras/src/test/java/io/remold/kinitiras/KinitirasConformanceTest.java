@@ -11,6 +11,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.Rejection;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -197,26 +198,59 @@ class KinitirasConformanceTest {
     }
 
     /**
-     * A case whose object is a policy (kinitiras's policy webhooks): Remold's policy webhook refuses what the family
-     * cannot read. Only the answer is compared: kinitiras's policy webhook also renders templates into the policy
-     * ({@code renderedCue}), which Remold does not write back (it runs templates natively).
+     * A case whose object is a policy (kinitiras's policy webhooks): Remold's policy webhooks refuse what the family
+     * cannot read, and write what kinitiras's writes into an admitted policy ({@link KinitirasFamily#admissionPatch}):
+     * each template's {@code renderedCue}, compared by where it is written, not by its text (each webhook writes
+     * its own CUE; Remold's is checked by {@code RenderedCueCasesTest}), and a condition's {@code affectMode}.
      */
     private static String policyAsObject(JsonObject input, JsonObject expected) {
         String refusal = null;
+        JsonObject admitted = null;
         if (!input.getString("operation").equals("DELETE")) {
             try {
-                FAMILY.parse(named(input.getJsonObject("object")));
+                admitted = named(input.getJsonObject("object"));
+                FAMILY.parse(admitted);
+                JsonObject old = input.getString("operation").equals("UPDATE")
+                        && input.get("oldObject") instanceof JsonObject o ? named(o) : null;
+                admitted = (JsonObject) GoJsonPatch.apply(admitted, FAMILY.admissionPatch(admitted, old));
             } catch (InvalidFieldException e) {
                 refusal = e.getMessage();
+            } catch (PolicyEvaluationException e) {
+                return "Remold's admission patch does not apply: " + e.getMessage();
             }
         }
         boolean kinitirasAllows = expected.getJsonObject("mutate").getBoolean("allowed")
                 && expected.getJsonObject("validate").getBoolean("allowed");
-        if ((refusal == null) == kinitirasAllows) {
-            return null;
+        if ((refusal == null) != kinitirasAllows) {
+            return refusal == null ? "Remold admits the policy, kinitiras refuses it: " + Answer.of(expected).message()
+                    : "Remold refuses the policy (" + refusal + "), kinitiras admits it";
         }
-        return refusal == null ? "Remold admits the policy, kinitiras refuses it: " + Answer.of(expected).message()
-                : "Remold refuses the policy (" + refusal + "), kinitiras admits it";
+        if (admitted != null && refusal == null
+                && expected.getJsonObject("mutate").get("object") instanceof JsonObject written) {
+            JsonValue kinitiras = renderedMarked(written.get("spec"));
+            JsonValue remold = renderedMarked(admitted.get("spec"));
+            if (!kinitiras.equals(remold)) {
+                return "the admitted policy differs: kinitiras " + kinitiras + ", Remold " + remold;
+            }
+        }
+        return null;
+    }
+
+    /** The value with every non-empty {@code renderedCue} text replaced by one marker. */
+    private static JsonValue renderedMarked(JsonValue value) {
+        if (value instanceof JsonObject object) {
+            var marked = Json.createObjectBuilder();
+            object.forEach((key, member) -> marked.add(key, key.equals("renderedCue")
+                    && member instanceof JsonString text && !text.getString().isEmpty()
+                    ? Json.createValue("<rendered>") : renderedMarked(member)));
+            return marked.build();
+        }
+        if (value instanceof JsonArray list) {
+            var marked = Json.createArrayBuilder();
+            list.forEach(element -> marked.add(renderedMarked(element)));
+            return marked.build();
+        }
+        return value;
     }
 
     /**

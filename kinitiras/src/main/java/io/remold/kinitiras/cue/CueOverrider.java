@@ -3,6 +3,7 @@ package io.remold.kinitiras.cue;
 import io.remold.cue.CompiledCue;
 import io.remold.cue.CueEvaluator.CueParameter;
 import io.remold.cue.CueException;
+import io.remold.kinitiras.GoDecoding;
 import io.remold.kinitiras.Overrider;
 import io.remold.kinitiras.PolicyEvaluationException;
 import io.remold.kinitiras.PolicyInput;
@@ -16,46 +17,36 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An override rule's {@code cue} (given {@code object}) or {@code renderedCue} (given {@code data}); its
- * {@code patches} are the JSON patch operations, read as kinitiras decodes them into {@code {op, path, value}}.
+ * An override rule's {@code cue}, given {@code object}; its {@code patches} are the JSON patch operations, read as
+ * kinitiras decodes them into {@code {op, path, value}}.
  */
 public final class CueOverrider implements Overrider {
     private static final JsonProvider JSON = JsonProvider.provider();
     private final CueSettings settings;
     private final CompiledCue cue;
-    private final ExtraParameters extra; // null for a hand-written cue, which sees the object alone
 
-    private CueOverrider(CueSettings settings, CompiledCue cue, ExtraParameters extra) {
+    private CueOverrider(CueSettings settings, CompiledCue cue) {
         this.settings = settings;
         this.cue = cue;
-        this.extra = extra;
     }
 
     /** {@code overriders.cue}: evaluated with the parameter {@code object}. */
     public static CueOverrider cue(CueSettings settings, String text) throws CueException {
-        return new CueOverrider(settings, settings.evaluator().compile(text, settings.owner()), null);
-    }
-
-    /**
-     * {@code overriders.renderedCue}: evaluated with {@code data: {object, oldObject, extraParams}}, the old object
-     * {@code {}} when the request has none.
-     */
-    public static CueOverrider renderedCue(CueSettings settings, String text, ExtraParameters extra)
-            throws CueException {
-        return new CueOverrider(settings, settings.evaluator().compile(text, settings.owner()), extra);
+        return new CueOverrider(settings, settings.evaluator().compile(text, settings.owner()));
     }
 
     @Override
     public List<JsonObject> patches(PolicyInput input) throws PolicyEvaluationException {
-        CueParameter parameter = extra == null ? new CueParameter(CueRun.OBJECT, input.object())
-                : CueRun.data(input, input.oldObject().getValueType() == JsonValue.ValueType.NULL
-                        ? JsonValue.EMPTY_JSON_OBJECT : input.oldObject(), extra);
-        String field = extra == null ? "overriders.cue" : "overriders.renderedCue";
-        return decode(CueRun.evaluate(settings, cue, input, List.of(parameter), "patches", field), field);
+        String field = "overriders.cue";
+        return decode(CueRun.evaluate(settings, cue, input, List.of(new CueParameter(CueRun.OBJECT, input.object())),
+                "patches", field), field);
     }
 
-    /** As Go decodes into {@code []overrideOption}: null is none, absent strings are empty, a null value left out. */
-    private static List<JsonObject> decode(JsonValue patches, String field) throws PolicyEvaluationException {
+    /**
+     * As Go decodes into {@code []overrideOption}: null is none, absent strings are empty, a null value left out, an
+     * empty list in a value null.
+     */
+    static List<JsonObject> decode(JsonValue patches, String field) throws PolicyEvaluationException {
         if (patches.getValueType() == JsonValue.ValueType.NULL) {
             return List.of();
         }
@@ -75,7 +66,7 @@ public final class CueOverrider implements Overrider {
                     .add("op", text(operation, "op", i, field)).add("path", text(operation, "path", i, field));
             JsonValue value = operation.get("value");
             if (value != null && value.getValueType() != JsonValue.ValueType.NULL) {
-                patch.add("value", value);
+                patch.add("value", GoDecoding.decoded(value));
             }
             operations.add(patch.build());
         }

@@ -5,14 +5,12 @@ import io.remold.cue.CueEvaluator.CueParameter;
 import io.remold.cue.CueException;
 import io.remold.kinitiras.PolicyEvaluationException;
 import io.remold.kinitiras.PolicyInput;
-import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonValue;
 
 import java.util.List;
 
-/** One evaluation of a policy's CUE, and the {@code data} parameter a {@code renderedCue} is given. */
+/** One evaluation of a policy's CUE. */
 final class CueRun {
-    private static final JsonProvider JSON = JsonProvider.provider();
     static final String OBJECT = "object";
     static final String OLD_OBJECT = "oldObject";
 
@@ -29,12 +27,5 @@ final class CueRun {
         } catch (CueException e) {
             throw new PolicyEvaluationException(field + ": " + e.getMessage(), e);
         }
-    }
-
-    /** kinitiras's {@code CueParams}: {@code {object, oldObject, extraParams}}, the one parameter {@code data}. */
-    static CueParameter data(PolicyInput input, JsonValue oldObject, ExtraParameters extra)
-            throws PolicyEvaluationException {
-        return new CueParameter("data", JSON.createObjectBuilder().add(OBJECT, input.object())
-                .add(OLD_OBJECT, oldObject).add("extraParams", extra.of(input)).build());
     }
 }

@@ -15,48 +15,37 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A validate rule's {@code cue} (given {@code object}, and {@code oldObject} on UPDATE) or {@code renderedCue}
- * (given {@code data}); its {@code validate: {valid, reason}} is read as kinitiras decodes it: {@code valid} true
- * unless set, {@code reason} empty unless set; a rendered condition with {@code affectMode: allow} inverts it.
+ * A validate rule's {@code cue}, given {@code object}, and {@code oldObject} on UPDATE; its {@code validate: {valid,
+ * reason}} is read as kinitiras decodes it: {@code valid} true unless set, {@code reason} empty unless set.
  */
 public final class CueValidator implements Validator {
     private final CueSettings settings;
     private final CompiledCue cue;
-    private final ExtraParameters extra; // null for a hand-written cue
-    private final boolean inverted;
 
-    private CueValidator(CueSettings settings, CompiledCue cue, ExtraParameters extra, boolean inverted) {
+    private CueValidator(CueSettings settings, CompiledCue cue) {
         this.settings = settings;
         this.cue = cue;
-        this.extra = extra;
-        this.inverted = inverted;
     }
 
     /** A rule's {@code cue}. */
     public static CueValidator cue(CueSettings settings, String text) throws CueException {
-        return new CueValidator(settings, settings.evaluator().compile(text, settings.owner()), null, false);
-    }
-
-    /** A rule's {@code renderedCue}; {@code affectModeAllow} when its template's condition says {@code allow}. */
-    public static CueValidator renderedCue(CueSettings settings, String text, ExtraParameters extra,
-                                           boolean affectModeAllow) throws CueException {
-        return new CueValidator(settings, settings.evaluator().compile(text, settings.owner()), extra, affectModeAllow);
+        return new CueValidator(settings, settings.evaluator().compile(text, settings.owner()));
     }
 
     @Override
     public Optional<String> refusal(PolicyInput input) throws PolicyEvaluationException {
         JsonValue old = "UPDATE".equals(input.operation()) ? input.oldObject() : JsonValue.NULL;
         List<CueParameter> parameters = new ArrayList<>();
-        if (extra == null) {
-            parameters.add(new CueParameter(CueRun.OBJECT, input.object()));
-            if (old.getValueType() != JsonValue.ValueType.NULL) {
-                parameters.add(new CueParameter(CueRun.OLD_OBJECT, old));
-            }
-        } else {
-            parameters.add(CueRun.data(input, old, extra));
+        parameters.add(new CueParameter(CueRun.OBJECT, input.object()));
+        if (old.getValueType() != JsonValue.ValueType.NULL) {
+            parameters.add(new CueParameter(CueRun.OLD_OBJECT, old));
         }
-        String field = extra == null ? "cue" : "renderedCue";
-        JsonValue result = CueRun.evaluate(settings, cue, input, parameters, "validate", field);
+        String field = "cue";
+        return decode(CueRun.evaluate(settings, cue, input, parameters, "validate", field), field);
+    }
+
+    /** The refusal a {@code validate} output says, as Go decodes it; empty when it is valid. */
+    static Optional<String> decode(JsonValue result, String field) throws PolicyEvaluationException {
         boolean valid = true;
         String reason = "";
         if (result instanceof JsonObject fields) {
@@ -79,6 +68,6 @@ public final class CueValidator implements Validator {
             throw new PolicyEvaluationException(field + ": validate is " + CueOverrider.kind(result)
                     + ", not {valid, reason}");
         }
-        return valid != inverted ? Optional.empty() : Optional.of(reason);
+        return valid ? Optional.empty() : Optional.of(reason);
     }
 }

@@ -138,6 +138,101 @@ record AffinityRule(String op, JsonObject affinity, boolean usable) implements T
         return patches;
     }
 
+    @Override
+    public List<String> cueSteps() {
+        if (!usable) {
+            return List.of();
+        }
+        boolean adding = !op.equals("remove");
+        String current = "object.spec.affinity";
+        List<String> steps = new ArrayList<>();
+        if (adding) {
+            steps.add(CueRendering.when(current + " == _|_", CueRendering.patch("replace", "/spec/affinity",
+                    CueRendering.literal(affinity))));
+        }
+        List<String> parts = new ArrayList<>();
+        for (String part : List.of(NODE, POD, ANTI)) {
+            Optional<JsonValue> policyPart = Patch.at(affinity, part);
+            if (policyPart.isEmpty()) {
+                continue;
+            }
+            String base = "/spec/affinity/" + part;
+            String objectPart = current + "." + part;
+            if (adding) {
+                parts.add(CueRendering.when(objectPart + " == _|_", CueRendering.patch("replace", base,
+                        CueRendering.literal(policyPart.get()))));
+            }
+            Optional<JsonValue> required = Patch.at(policyPart.get(), REQUIRED);
+            Optional<JsonValue> preferred = Patch.at(policyPart.get(), PREFERRED);
+            if (required.isEmpty() && preferred.isEmpty()) {
+                continue;
+            }
+            List<String> lists = new ArrayList<>();
+            if (required.isPresent()) {
+                String path = base + "/" + REQUIRED;
+                String existing = objectPart + "." + REQUIRED;
+                if (!op.equals("add")) {
+                    lists.add(cueWhole(path, required.get()));
+                } else if (part.equals(NODE)) {
+                    lists.addAll(cueAddNodeRequired(existing, (JsonObject) required.get(), path));
+                } else {
+                    lists.addAll(cueAddTerms(existing, (JsonArray) required.get(), path, part.equals(ANTI), existing));
+                }
+            }
+            if (preferred.isPresent()) {
+                String path = base + "/" + PREFERRED;
+                String existing = objectPart + "." + PREFERRED;
+                if (!op.equals("add")) {
+                    lists.add(cueWhole(path, preferred.get()));
+                } else {
+                    String deciding = part.equals(POD) ? current + "." + NODE + "." + PREFERRED : existing;
+                    lists.addAll(cueAddTerms(existing, (JsonArray) preferred.get(), path, part.equals(ANTI),
+                            deciding));
+                }
+            }
+            parts.add(CueRendering.when(objectPart + " != _|_", CueRendering.list(lists)));
+        }
+        steps.add(CueRendering.when(current + " != _|_", CueRendering.list(parts)));
+        return steps;
+    }
+
+    private String cueWhole(String path, JsonValue value) {
+        return CueRendering.patch(op, path, op.equals("replace") ? CueRendering.literal(value) : null);
+    }
+
+    private static List<String> cueAddNodeRequired(String existing, JsonObject required, String path) {
+        List<String> steps = new ArrayList<>();
+        steps.add(CueRendering.when(existing + " == _|_", CueRendering.patch("replace", path,
+                CueRendering.literal(required))));
+        JsonArray terms = list(required, TERMS);
+        if (!terms.isEmpty()) {
+            String size = "len(" + existing + "." + TERMS + ")";
+            steps.add(CueRendering.when(existing + " != _|_", CueRendering.list(List.of(
+                    CueRendering.when(size + " == 0", CueRendering.patch("replace", path + "/" + TERMS,
+                            CueRendering.literal(terms))),
+                    CueRendering.when(size + " > 0", CueRendering.patch("add", path + "/" + TERMS + "/0",
+                            CueRendering.literal(terms.get(0))))))));
+        }
+        return steps;
+    }
+
+    /** {@link #addTerms} as CUE; the terms to insert into a podAntiAffinity list are unified, as kinitiras's are. */
+    private static List<String> cueAddTerms(String existing, JsonArray terms, String path, boolean unified,
+                                            String deciding) {
+        String replace = CueRendering.patch("replace", path, CueRendering.literal(terms));
+        List<String> inserts = new ArrayList<>();
+        for (JsonValue term : terms) {
+            inserts.add(CueRendering.patch("add", path + "/0", CueRendering.literal(term)));
+        }
+        String insert = unified
+                ? String.join(" & ", inserts.stream().map(i -> CueRendering.list(List.of(i))).toList())
+                : CueRendering.list(inserts);
+        return List.of(CueRendering.when(existing + " == _|_", replace),
+                CueRendering.when(existing + " != _|_", CueRendering.list(List.of(
+                        CueRendering.when("len(" + existing + ") == 0", replace),
+                        CueRendering.when("len(" + deciding + ") > 0", insert)))));
+    }
+
     private JsonObject whole(String path, JsonValue value) {
         return op.equals("replace") ? Patch.of("replace", path, value) : Patch.of("remove", path);
     }

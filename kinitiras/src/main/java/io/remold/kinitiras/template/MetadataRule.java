@@ -87,4 +87,29 @@ record MetadataRule(String map, String op, String key, Source source) implements
         }
         return patches;
     }
+
+    @Override
+    public List<String> cueSteps() {
+        String base = "/metadata/" + map;
+        String current = "object.metadata." + map;
+        List<String> steps = new ArrayList<>();
+        steps.add(CueRendering.when(current + " == _|_", CueRendering.patch("replace", base, "{}")));
+        if (op.equals("remove")) {
+            steps.add(CueRendering.when(current + "." + CueRendering.string(key) + " != _|_",
+                    CueRendering.patch("remove", base + "/" + key, null)));
+            return steps;
+        }
+        switch (source) {
+            case Printed p -> steps.add(CueRendering.patch(op, base + "/" + key, CueRendering.string(p.text())));
+            case Entries e -> e.entries().forEach((k, v) -> steps.add(CueRendering.patch(op, base + "/" + k,
+                    CueRendering.string(v))));
+            case Referenced r -> {
+                String value = r.reference().cue(false);
+                steps.add(CueRendering.when(value + " != _|_", CueRendering.patch(op, base + "/" + key, value)));
+            }
+            case Nothing n -> {
+            }
+        }
+        return steps;
+    }
 }

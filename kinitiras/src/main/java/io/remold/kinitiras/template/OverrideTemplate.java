@@ -49,6 +49,16 @@ public final class OverrideTemplate implements Overrider {
         return new OverrideTemplate(fetched, rule);
     }
 
+    /**
+     * The template as the {@code renderedCue} kinitiras's policy webhook writes into the rule: run by kinitiras's
+     * engine with {@code data: {object, oldObject, extraParams}}, it gives what {@link #patches} gives.
+     */
+    public String renderedCue() {
+        String bindings = fetched.map(r -> CueRendering.binding(r.cueKey(false))).orElse("")
+                + rule.cueDeclarations();
+        return CueRendering.override(rule.cueImports(), bindings, rule.cueSteps());
+    }
+
     @Override
     public List<JsonObject> patches(PolicyInput input) throws PolicyEvaluationException {
         JsonValue data = fetched.isPresent() ? fetched.get().fetch(input) : null;

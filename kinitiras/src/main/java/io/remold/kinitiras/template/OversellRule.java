@@ -112,6 +112,109 @@ record OversellRule(boolean remove, Optional<BigDecimal> cpu, Optional<BigDecima
         return patches;
     }
 
+    @Override
+    public List<String> cueImports() {
+        return !on ? List.of() : remove ? List.of("strconv", "strings") : List.of("math", "strconv", "strings");
+    }
+
+    @Override
+    public List<String> cueSteps() {
+        if (!on) {
+            return ResourcesRule.byKind(ResourcesRule::missingMapSteps);
+        }
+        return ResourcesRule.byKind((container, pointer) -> {
+            List<String> own = ResourcesRule.missingMapSteps(container, pointer);
+            String base = pointer + "/resources/requests/";
+            cpu.ifPresent(f -> own.add(remove ? removeStep("cpu", base)
+                    : CueRendering.patch("replace", base + "cpu",
+                    "strconv.FormatInt(math.Round(cpu * 1000), 10) + \"m\"")));
+            memory.ifPresent(f -> own.add(remove ? removeStep("memory", base)
+                    : CueRendering.patch("replace", base + "memory", "math.Round(memory)")));
+            disk.ifPresent(f -> own.add(CueRendering.when("!zeroDiskLimit", remove
+                    ? removeStep("ephemeral-storage", base)
+                    : CueRendering.patch("replace", base + "ephemeral-storage", "math.Round(disk)"))));
+            return own;
+        });
+    }
+
+    private static String removeStep(String name, String base) {
+        return CueRendering.when("requests." + CueRendering.string(name) + " != _|_",
+                CueRendering.patch("remove", base + name, null));
+    }
+
+    /**
+     * The first container's maps, then each given factor's request, as fields the steps read. As in kinitiras's
+     * CUE they are computed whatever the operation, so what fails there fails the template.
+     */
+    @Override
+    public String cueDeclarations() {
+        if (!on) {
+            return "";
+        }
+        StringBuilder cue = new StringBuilder("""
+                resources: {}
+                if object.kind == "Pod" {resources: object.spec.containers[0].resources}
+                if object.kind != "Pod" {resources: object.spec.template.spec.containers[0].resources}
+                limits: {}
+                if resources.limits != _|_ {limits: resources.limits}
+                requests: {}
+                if resources.requests != _|_ {requests: resources.requests}
+                """);
+        cpu.ifPresent(f -> cue.append("""
+                cpuFactor: %s
+                zeroCpuRequest: *false | bool
+                if requests.cpu != _|_ {if requests.cpu == "0" {zeroCpuRequest: true}}
+                cpu: *0 | number
+                if limits.cpu != _|_ {
+                    milliCpu: strings.HasSuffix(limits.cpu, "m")
+                    if zeroCpuRequest {cpu: 0.0}
+                    if !zeroCpuRequest {
+                        if milliCpu {cpu: strconv.Atoi(strings.TrimSuffix(limits.cpu, "m")) * 0.001 * cpuFactor}
+                        if !milliCpu {cpu: strconv.Atoi(limits.cpu) * cpuFactor}
+                    }
+                }
+                """.formatted(f)));
+        memory.ifPresent(f -> cue.append("""
+                memoryFactor: %s
+                memoryWithUnit: *false | bool
+                if limits.memory != _|_ {memoryWithUnit: limits.memory !~ "^[0-9]*$"}
+                memory: *0 | number
+                """.formatted(f)).append(bytes("memory", "limits.memory", "memoryWithUnit", "memoryFactor", "")));
+        disk.ifPresent(f -> cue.append("""
+                diskFactor: %s
+                zeroDiskLimit: bool
+                diskWithUnit: *false | bool
+                if limits."ephemeral-storage" == _|_ {zeroDiskLimit: true}
+                if limits."ephemeral-storage" != _|_ {
+                    diskWithUnit: limits."ephemeral-storage" !~ "^[0-9]*$"
+                    if limits."ephemeral-storage" != "0" && limits."ephemeral-storage" != "" {zeroDiskLimit: false}
+                }
+                disk: *0 | number
+                if !zeroDiskLimit {
+                %s}
+                """.formatted(f, bytes("disk", "limits.\"ephemeral-storage\"", "diskWithUnit", "diskFactor",
+                "    "))));
+        return cue.toString();
+    }
+
+    /**
+     * {@code name}: the limit's bytes times the factor, reading the suffixes as {@link #bytes(JsonValue, BigDecimal,
+     * String)} does, each line after {@code indent}.
+     */
+    private static String bytes(String name, String limit, String withUnit, String factor, String indent) {
+        StringBuilder cue = new StringBuilder();
+        for (int i = 0; i < SUFFIXES.length; i++) {
+            String suffix = CueRendering.string(SUFFIXES[i]);
+            String unit = SUFFIXES[i].endsWith("i") ? " * 1024" : " * 1000";
+            cue.append(indent).append("if ").append(withUnit).append(" {if strings.HasSuffix(").append(limit)
+                    .append(", ").append(suffix).append(") {").append(name).append(": strconv.Atoi(strings.TrimSuffix(")
+                    .append(limit).append(", ").append(suffix).append("))").append(unit.repeat(POWERS[i]))
+                    .append(" * ").append(factor).append("}}\n");
+        }
+        return cue.append(indent).append("if !").append(withUnit).append(" {").append(name).append(": strconv.Atoi(")
+                .append(limit).append(") * ").append(factor).append("}\n").toString();
+    }
+
     private static void removeIfPresent(JsonObject requests, String name, String base, List<JsonObject> patches) {
         if (requests.containsKey(name)) {
             patches.add(Patch.of("remove", base + name));

@@ -1,11 +1,10 @@
 package io.remold.kinitiras.template;
 
+import io.remold.kinitiras.GoDecoding;
 import io.remold.kinitiras.PolicyEvaluationException;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonArray;
-import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 
 import java.util.Optional;
@@ -28,24 +27,7 @@ final class Patch {
         if (value.getValueType() == JsonValue.ValueType.NULL) {
             return of(op, path);
         }
-        return JSON.createObjectBuilder().add("op", op).add("path", path).add("value", decoded(value)).build();
-    }
-
-    private static JsonValue decoded(JsonValue value) {
-        if (value instanceof JsonArray list) {
-            if (list.isEmpty()) {
-                return JsonValue.NULL;
-            }
-            JsonArrayBuilder out = JSON.createArrayBuilder();
-            list.forEach(element -> out.add(decoded(element)));
-            return out.build();
-        }
-        if (value instanceof JsonObject object) {
-            JsonObjectBuilder out = JSON.createObjectBuilder();
-            object.forEach((name, field) -> out.add(name, decoded(field)));
-            return out.build();
-        }
-        return value;
+        return JSON.createObjectBuilder().add("op", op).add("path", path).add("value", GoDecoding.decoded(value)).build();
     }
 
     static JsonObject of(String op, String path, String value) {

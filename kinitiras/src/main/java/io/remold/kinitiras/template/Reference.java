@@ -30,6 +30,11 @@ record Reference(String from, JsonObject k8s, JsonObject http) {
         Optional<JsonValue> find(PolicyInput input, JsonValue fetched) {
             return path.find(reference.root(input, fetched));
         }
+
+        /** The CUE selecting the referenced value. */
+        String cue(boolean dataRef) {
+            return reference.cueKey(dataRef) + "." + path.text();
+        }
     }
 
     static Reference parse(JsonObject reference, String field) {
@@ -48,6 +53,20 @@ record Reference(String from, JsonObject k8s, JsonObject http) {
     /** Whether kinitiras fetches this reference's data before evaluating (rather than reading the request's). */
     boolean fetched() {
         return !from.equals("current") && !from.equals("old");
+    }
+
+    /**
+     * The name the rendered CUE gives this reference's data: the request's {@code object} or {@code oldObject}, or
+     * the {@code extraParams} key kinitiras fetches it under ({@code _d} for a validate condition's dataRef).
+     */
+    String cueKey(boolean dataRef) {
+        String key = switch (from) {
+            case "current" -> "object";
+            case "old" -> "oldObject";
+            case "http" -> "http";
+            default -> "otherObject";
+        };
+        return dataRef && fetched() ? key + "_d" : key;
     }
 
     /** The data the path reads, as kinitiras binds it for the CUE ({@code object}, {@code otherObject}, ...). */

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 /**
  * {@code resources}: on the first container (of a Pod, or of a workload's pod template), after creating {@code
@@ -77,6 +78,50 @@ record ResourcesRule(boolean remove, SortedMap<String, Long> requests, SortedMap
             write(container, "limits", limits, patches);
         }
         return patches;
+    }
+
+    @Override
+    public List<String> cueSteps() {
+        return byKind((container, pointer) -> {
+            List<String> steps = missingMapSteps(container, pointer);
+            if (present) {
+                cueWrite(container, pointer, "requests", requests, steps);
+                cueWrite(container, pointer, "limits", limits, steps);
+            }
+            return steps;
+        });
+    }
+
+    private void cueWrite(String container, String pointer, String list, SortedMap<String, Long> quantities,
+                          List<String> steps) {
+        String base = pointer + "/resources/" + list + "/";
+        quantities.forEach((name, value) -> steps.add(remove
+                ? CueRendering.when(container + ".resources." + list + "." + CueRendering.string(name) + " != _|_",
+                CueRendering.patch("remove", base + name, null))
+                : CueRendering.patch("replace", base + name, CueRendering.string(Long.toString(value)))));
+    }
+
+    /**
+     * The steps for the first container: those {@code steps} gives for a Pod's ({@code spec.containers[0]}) when
+     * the object's kind is Pod, for a pod template's otherwise. Given the container's CUE and its JSON pointer.
+     */
+    static List<String> byKind(BiFunction<String, String, List<String>> steps) {
+        return List.of(
+                CueRendering.when("object.kind == \"Pod\"", CueRendering.list(
+                        steps.apply("object.spec.containers[0]", "/spec/containers/0"))),
+                CueRendering.when("object.kind != \"Pod\"", CueRendering.list(
+                        steps.apply("object.spec.template.spec.containers[0]", "/spec/template/spec/containers/0"))));
+    }
+
+    /** {@link #missingMaps} as CUE steps. */
+    static List<String> missingMapSteps(String container, String pointer) {
+        List<String> steps = new ArrayList<>();
+        String at = container + ".resources";
+        String base = pointer + "/resources";
+        steps.add(CueRendering.when(at + " == _|_", CueRendering.patch("replace", base, "{}")));
+        steps.add(CueRendering.when(at + ".requests == _|_", CueRendering.patch("replace", base + "/requests", "{}")));
+        steps.add(CueRendering.when(at + ".limits == _|_", CueRendering.patch("replace", base + "/limits", "{}")));
+        return steps;
     }
 
     private void write(Patch.FirstContainer container, String list, SortedMap<String, Long> quantities,

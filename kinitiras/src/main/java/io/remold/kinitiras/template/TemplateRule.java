@@ -11,4 +11,17 @@ import java.util.List;
 sealed interface TemplateRule permits MetadataRule, ResourcesRule, OversellRule, TolerationsRule, AffinityRule {
     /** {@code fetched} is the data of a k8s, owner or http valueRef ({@code null} when there is none). */
     List<JsonObject> patches(PolicyInput input, JsonValue fetched) throws PolicyEvaluationException;
+
+    /** The same rule as the steps of a rendered CUE ({@link CueRendering#override}). */
+    List<String> cueSteps();
+
+    /** Fields its steps read, declared before them. */
+    default String cueDeclarations() {
+        return "";
+    }
+
+    /** The CUE packages its steps use besides {@code list}. */
+    default List<String> cueImports() {
+        return List.of();
+    }
 }

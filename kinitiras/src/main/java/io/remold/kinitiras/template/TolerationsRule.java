@@ -98,6 +98,47 @@ record TolerationsRule(String op, List<Toleration> tolerations, JsonArray marsha
         return patches;
     }
 
+    @Override
+    public List<String> cueSteps() {
+        if (tolerations.isEmpty()) {
+            return List.of();
+        }
+        String current = "object.spec.tolerations";
+        // with nothing to remove, an empty struct: the empty operation kinitiras's CUE yields there
+        String whole = op.equals("remove") ? "{}"
+                : CueRendering.patch("replace", "/spec/tolerations", CueRendering.literal(marshalled));
+        List<String> each = new ArrayList<>();
+        for (Toleration toleration : tolerations) {
+            each.add(op.equals("add") ? CueRendering.patch("add", "/spec/tolerations/0",
+                    CueRendering.literal(toleration.marshalled())) : matching(toleration));
+        }
+        return List.of(CueRendering.when(current + " == _|_", whole),
+                CueRendering.when(current + " != _|_", CueRendering.list(List.of(
+                        CueRendering.when("len(" + current + ") == 0", whole),
+                        CueRendering.when("len(" + current + ") > 0", CueRendering.list(each))))));
+    }
+
+    /**
+     * {@code replace} or {@code remove} of each object toleration that matches; for an operator other than Exists
+     * and Equal, an empty struct per object toleration (kinitiras's empty operation).
+     */
+    private String matching(Toleration toleration) {
+        String patch = "{op: " + CueRendering.string(op) + ", path: \"/spec/tolerations/\\(i)\""
+                + (op.equals("replace") ? ", value: " + CueRendering.literal(toleration.marshalled()) : "") + "}";
+        String body = switch (toleration.operator()) {
+            case "Exists" -> CueRendering.list(List.of(CueRendering.when("t.key == "
+                    + CueRendering.string(toleration.key()), CueRendering.list(List.of(patch)))));
+            case "Equal" -> {
+                String sameValue = CueRendering.when("t.value == " + CueRendering.string(toleration.value()),
+                        CueRendering.list(List.of(patch)));
+                yield CueRendering.list(List.of(CueRendering.when("t.key == " + CueRendering.string(toleration.key()),
+                        CueRendering.list(List.of(sameValue)))));
+            }
+            default -> "";
+        };
+        return "for i, t in object.spec.tolerations {" + body + "}";
+    }
+
     /** What CUE's {@code for i, t in} ranges over: a list's indexes or a struct's fields. */
     private static List<Map.Entry<String, JsonValue>> entries(JsonValue tolerations) throws PolicyEvaluationException {
         List<Map.Entry<String, JsonValue>> entries = new ArrayList<>();

@@ -50,9 +50,9 @@ public final class ValidateTemplate implements Validator {
 
     /**
      * A constant, already processed; or why processing it fails, which kinitiras's CUE reports only when the data
-     * exists (the computation sits inside the condition).
+     * exists (the computation sits inside the condition). The constant as given and its processing render the CUE.
      */
-    record Fixed(JsonValue value, String failure) implements Operand {
+    record Fixed(JsonValue value, String failure, JsonValue given, Optional<Process> process) implements Operand {
     }
 
     /** The {@code valueRef} value, processed by {@code process} when present. */
@@ -68,6 +68,12 @@ public final class ValidateTemplate implements Validator {
      * CUE, so a whole number under 10^21 is a CUE int: a string times an int is then CUE's repetition.
      */
     record Process(String operation, BigDecimal with) {
+        /** {@code (<value> <operation> <with>)} in CUE, {@code with} printed as Go prints a float64. */
+        String cue(String value) {
+            String number = isInt(with) ? with.toBigInteger().toString() : with.stripTrailingZeros().toString();
+            return "(" + value + " " + operation + " " + number + ")";
+        }
+
         JsonValue apply(JsonValue value) throws PolicyEvaluationException {
             if (value instanceof JsonString s && operation.equals("*") && isInt(with)) {
                 return repeat(s.getString(), with);
@@ -167,12 +173,12 @@ public final class ValidateTemplate implements Validator {
 
     private static Fixed fixed(JsonValue constant, Optional<Process> process) {
         if (process.isEmpty()) {
-            return new Fixed(constant, null);
+            return new Fixed(constant, null, constant, process);
         }
         try {
-            return new Fixed(process.get().apply(constant), null);
+            return new Fixed(process.get().apply(constant), null, constant, process);
         } catch (PolicyEvaluationException e) {
-            return new Fixed(null, e.getMessage());
+            return new Fixed(null, e.getMessage(), constant, process);
         }
     }
 
@@ -204,6 +210,42 @@ public final class ValidateTemplate implements Validator {
             parsed /= 100;
         }
         return new Process(operation, new BigDecimal(Double.toString(parsed)));
+    }
+
+    /**
+     * The template as the {@code renderedCue} kinitiras's policy webhook writes into the rule: run by kinitiras's
+     * engine with {@code data: {object, oldObject, extraParams}} (the old object only on UPDATE), and its {@code
+     * valid} inverted for {@code affectMode: allow}, it gives what {@link #refusal} gives. Empty without a condition:
+     * kinitiras then renders nothing and skips the rule.
+     */
+    public String renderedCue() {
+        if (condition.isEmpty()) {
+            return "";
+        }
+        Condition c = condition.get();
+        String bindings = c.valueSource().map(r -> CueRendering.binding(r.cueKey(false))).orElse("")
+                + (c.data().reference().fetched() ? CueRendering.binding(c.data().reference().cueKey(true)) : "");
+        String data = c.data().cue(true);
+        String reject = "valid: false, reason: " + CueRendering.string(c.message());
+        if (c.cond().equals("NotExist")) {
+            return CueRendering.validate(false, bindings, CueRendering.when(data + " == _|_", reject) + "\n");
+        }
+        String hit = switch (c.operand()) {
+            case Absent a -> reject;
+            case Listed l -> CueRendering.when((c.cond().equals("In") ? "" : "!") + "list.Contains("
+                    + CueRendering.literal(l.values()) + ", " + data + ")", reject);
+            case Fixed f -> CueRendering.when(data + " " + COMPARISONS.get(c.cond()).symbol + " "
+                    + f.process().map(p -> p.cue(CueRendering.literal(f.given())))
+                    .orElse(CueRendering.literal(f.given())), reject);
+            case Referenced r -> {
+                String value = r.reference().cue(false);
+                yield CueRendering.when(value + " != _|_", CueRendering.when(data + " "
+                        + COMPARISONS.get(c.cond()).symbol + " " + r.process().map(p -> p.cue(value)).orElse(value),
+                        reject));
+            }
+        };
+        return CueRendering.validate(c.operand() instanceof Listed, bindings, CueRendering.when(data + " != _|_", hit)
+                + "\n");
     }
 
     @Override

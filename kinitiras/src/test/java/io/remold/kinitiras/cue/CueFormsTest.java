@@ -44,6 +44,8 @@ class CueFormsTest {
         }
     };
 
+    private static final JsonObject NO_DATA = JsonValue.EMPTY_JSON_OBJECT;
+
     @AfterAll
     static void close() {
         WORKERS.close();
@@ -66,7 +68,7 @@ class CueFormsTest {
 
     @Test
     void overriders4RenderedCue() throws Exception {
-        CueOverrider overrider = CueOverrider.renderedCue(SETTINGS, """
+        String overrider = """
                 data:      _ @tag(data)
                 object:    data.object
                 kind:      object.kind
@@ -85,13 +87,13 @@ class CueFormsTest {
                 		value: "template-cue"
                 	}
                 ]
-                """, ExtraParameters.NONE);
+                """;
         JsonObject ownedBy = json("{\"op\":\"replace\",\"path\":\"/metadata/annotations/owned-by\","
                 + "\"value\":\"template-cue\"}");
         assertEquals(List.of(json("{\"op\":\"replace\",\"path\":\"/metadata/annotations\",\"value\":{}}"), ownedBy),
-                overrider.patches(input("CREATE", deployment(null), JsonValue.NULL)));
-        assertEquals(List.of(ownedBy), overrider.patches(input("UPDATE", deployment("{\"a\":\"b\"}"),
-                deployment(null))));
+                RenderedCue.patches(SETTINGS, overrider, input("CREATE", deployment(null), JsonValue.NULL), NO_DATA));
+        assertEquals(List.of(ownedBy), RenderedCue.patches(SETTINGS, overrider, input("UPDATE",
+                deployment("{\"a\":\"b\"}"), deployment(null)), NO_DATA));
     }
 
     @Test
@@ -108,23 +110,35 @@ class CueFormsTest {
                 """;
         PolicyInput named = input("CREATE", json("{\"name\":\"cue\"}"), JsonValue.NULL);
         assertEquals(List.of(json("{\"op\":\"add\",\"path\":\"abc\",\"value\":\"cue\"}")),
-                CueOverrider.renderedCue(SETTINGS, cue.formatted("name"), ExtraParameters.NONE).patches(named));
+                RenderedCue.patches(SETTINGS, cue.formatted("name"), named, NO_DATA));
         PolicyEvaluationException e = assertThrows(PolicyEvaluationException.class,
-                () -> CueOverrider.renderedCue(SETTINGS, cue.formatted("name2"), ExtraParameters.NONE)
-                        .patches(named));
+                () -> RenderedCue.patches(SETTINGS, cue.formatted("name2"), named, NO_DATA));
         assertEquals("overriders.renderedCue: cue: marshal error: patches.0.value: undefined field: name2 (at 6:22)",
                 e.getMessage());
     }
 
     @Test
+    void emptyListsInAValueAreNullAsGoDecodesThem() throws Exception {
+        CueOverrider overrider = CueOverrider.cue(SETTINGS, """
+                object: _
+                patches: [{op: "add", path: "/spec/x", value: {a: [], b: [[]], c: [1]}},
+                    {op: "add", path: "/y", value: []}]
+                """);
+        assertEquals(List.of(json("{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":{\"a\":null,\"b\":[null],"
+                        + "\"c\":[1]}}"), json("{\"op\":\"add\",\"path\":\"/y\",\"value\":null}")),
+                overrider.patches(input("CREATE", json("{}"), JsonValue.NULL)));
+    }
+
+    @Test
     void renderedCueSeesTheReferencedData() throws Exception {
-        CueOverrider overrider = CueOverrider.renderedCue(SETTINGS, """
+        String overrider = """
                 data: _ @tag(data)
                 owner: data.extraParams.otherObject.metadata.name
                 patches: [{op: "add", path: "/metadata/labels/owner", value: owner}]
-                """, input -> Json.createObjectBuilder().add("otherObject", deployment(null)).build());
+                """;
         assertEquals(List.of(json("{\"op\":\"add\",\"path\":\"/metadata/labels/owner\",\"value\":\"web\"}")),
-                overrider.patches(input("CREATE", json("{}"), JsonValue.NULL)));
+                RenderedCue.patches(SETTINGS, overrider, input("CREATE", json("{}"), JsonValue.NULL),
+                        Json.createObjectBuilder().add("otherObject", deployment(null)).build()));
     }
 
     @Test
@@ -158,7 +172,7 @@ class CueFormsTest {
 
     @Test
     void validatepolicy3RenderedCue() throws Exception {
-        CueValidator validator = CueValidator.renderedCue(SETTINGS, """
+        String validator = """
                 data:      _ @tag(data)
                 object:    data.object
                 oldObject: data.oldObject
@@ -167,10 +181,11 @@ class CueFormsTest {
                         valid:   false
                     }
                 }
-                """, ExtraParameters.NONE, false);
-        assertEquals(Optional.of(""), validator.refusal(input("DELETE", pod("test", null), JsonValue.NULL)));
-        assertEquals(Optional.empty(), validator.refusal(input("DELETE", pod("test", "{\"a\":\"b\"}"),
-                JsonValue.NULL)));
+                """;
+        assertEquals(Optional.of(""), RenderedCue.refusal(SETTINGS, validator, input("DELETE", pod("test", null),
+                JsonValue.NULL), NO_DATA, false));
+        assertEquals(Optional.empty(), RenderedCue.refusal(SETTINGS, validator, input("DELETE",
+                pod("test", "{\"a\":\"b\"}"), JsonValue.NULL), NO_DATA, false));
     }
 
     @Test
@@ -186,12 +201,10 @@ class CueFormsTest {
                 """;
         PolicyInput cueNamed = input("CREATE", json("{\"name\":\"cue\"}"), JsonValue.NULL);
         PolicyInput other = input("CREATE", json("{\"name\":\"other\"}"), JsonValue.NULL);
-        CueValidator deny = CueValidator.renderedCue(SETTINGS, cue, ExtraParameters.NONE, false);
-        assertEquals(Optional.of("name cannot be cue"), deny.refusal(cueNamed));
-        assertEquals(Optional.empty(), deny.refusal(other));
-        CueValidator allow = CueValidator.renderedCue(SETTINGS, cue, ExtraParameters.NONE, true);
-        assertEquals(Optional.empty(), allow.refusal(cueNamed));
-        assertEquals(Optional.of(""), allow.refusal(other));
+        assertEquals(Optional.of("name cannot be cue"), RenderedCue.refusal(SETTINGS, cue, cueNamed, NO_DATA, false));
+        assertEquals(Optional.empty(), RenderedCue.refusal(SETTINGS, cue, other, NO_DATA, false));
+        assertEquals(Optional.empty(), RenderedCue.refusal(SETTINGS, cue, cueNamed, NO_DATA, true));
+        assertEquals(Optional.of(""), RenderedCue.refusal(SETTINGS, cue, other, NO_DATA, true));
     }
 
     @Test

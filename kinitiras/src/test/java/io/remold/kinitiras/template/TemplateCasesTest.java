@@ -30,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code about}).
  */
 class TemplateCasesTest {
-    private static final String OVERRIDE_FIELD = "spec.overrideRules[0].overriders.template";
-    private static final String VALIDATE_FIELD = "spec.validateRules[0].template";
+    static final String OVERRIDE_FIELD = "spec.overrideRules[0].overriders.template";
+    static final String VALIDATE_FIELD = "spec.validateRules[0].template";
 
     @TestFactory
     Stream<DynamicTest> kinitirasTestsAndExamples() throws Exception {
@@ -44,13 +44,24 @@ class TemplateCasesTest {
     }
 
     private static Stream<DynamicTest> cases(String file) throws Exception {
+        return corpus(file).stream().map(c -> DynamicTest.dynamicTest(c.getString("id") + " (" + c.getString("go")
+                + ")", () -> run(c)));
+    }
+
+    /** The cases of one corpus file. */
+    static List<JsonObject> corpus(String file) throws Exception {
         try (InputStream in = TemplateCasesTest.class.getResourceAsStream(file);
              JsonReader reader = Json.createReader(in)) {
             List<JsonObject> cases = reader.readObject().getJsonArray("cases").getValuesAs(JsonObject.class);
             assertTrue(cases.size() > 100, "the corpus is read whole");
-            return cases.stream().map(c -> DynamicTest.dynamicTest(c.getString("id") + " (" + c.getString("go") + ")",
-                    () -> run(c)));
+            return cases;
         }
+    }
+
+    /** The request of a case, its lookups answered by the case. */
+    static PolicyInput input(JsonObject c) {
+        return new PolicyInput(c.getString("operation"), c.get("object"), c.getOrDefault("oldObject", JsonValue.NULL),
+                new CaseSources(c));
     }
 
     private static void run(JsonObject c) throws PolicyEvaluationException {
@@ -68,8 +79,7 @@ class TemplateCasesTest {
             assertEquals(expect.getString("refused"), e.field(), e.getMessage());
             return;
         }
-        PolicyInput input = new PolicyInput(c.getString("operation"), c.get("object"),
-                c.getOrDefault("oldObject", JsonValue.NULL), new CaseSources(c));
+        PolicyInput input = input(c);
         if (expect.containsKey("error")) {
             assertThrows(PolicyEvaluationException.class, () -> {
                 if (override) {
@@ -104,7 +114,7 @@ class TemplateCasesTest {
     }
 
     /** Answers a case's k8s and owner lookups with its {@code kube} value, its http lookups with its {@code http}. */
-    private record CaseSources(JsonObject c) implements ValueSources {
+    record CaseSources(JsonObject c) implements ValueSources {
         @Override
         public JsonValue kube(JsonObject reference) {
             return c.getOrDefault("kube", JsonValue.NULL);

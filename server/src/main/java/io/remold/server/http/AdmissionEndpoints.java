@@ -87,6 +87,7 @@ final class AdmissionEndpoints {
                 .post("/validate", (req, res) -> handle(Metrics.Endpoint.validate, req, res, this::validate))
                 .post("/validate-modrule",
                         (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res, this::validateModRule))
+                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res, this::mutateRule))
                 .post("/noop", this::noop);
     }
 
@@ -234,7 +235,7 @@ final class AdmissionEndpoints {
         try {
             rule = family.parse(object);
         } catch (InvalidFieldException e) {
-            return object.getString("kind", family.family().name()) + " " + id + " is invalid: " + e.getMessage();
+            return invalid(family, object, id, e);
         }
         if (rule instanceof ScriptRule script) {
             // The API server puts a namespaced rule whose manifest names no namespace in the request's.
@@ -281,12 +282,48 @@ final class AdmissionEndpoints {
                 problem = e.getMessage();
             }
         }
-        if (problem == null) {
-            return allowed(review);
-        }
+        return problem == null ? allowed(review) : refused(review, problem);
+    }
+
+    /** A rule refused at admission (422) with why. */
+    private static Result refused(AdmissionReview review, String problem) {
         var response = new AdmissionReview.Response(review.uid(), null, List.of(), Map.of(),
                 new AdmissionReview.Response.Denial(422, problem));
         return new Result(response, Metrics.Outcome.rejected);
+    }
+
+    private static String invalid(Family<?> family, JsonObject rule, String id, InvalidFieldException e) {
+        return rule.getString("kind", family.family().name()) + " " + id + " is invalid: " + e.getMessage();
+    }
+
+    /**
+     * Admission of a family's rule that its own webhook completes (kinitiras's policies get each template's
+     * {@code renderedCue}): the family's patch; a rule the family cannot complete is refused with the field.
+     */
+    private Result mutateRule(AdmissionReview review) {
+        if (review.operation() != AdmissionOperation.CREATE && review.operation() != AdmissionOperation.UPDATE) {
+            return allowed(review);
+        }
+        if (!(review.object() instanceof JsonObject object)) {
+            throw new AdmissionReview.Invalid("request.object: missing or not an object");
+        }
+        Optional<Family<?>> family = store.families().stream().filter(f -> f.owns(object)).findFirst();
+        if (family.isEmpty()) {
+            return allowed(review);
+        }
+        List<JsonObject> patch;
+        try {
+            patch = family.get().admissionPatch(object, review.operation() == AdmissionOperation.UPDATE
+                    && review.oldObject() instanceof JsonObject old ? old : null);
+        } catch (InvalidFieldException e) {
+            return refused(review, invalid(family.get(), object, ruleId(object, review), e));
+        }
+        if (patch.isEmpty()) {
+            return allowed(review);
+        }
+        var response = new AdmissionReview.Response(review.uid(), AdmissionReview.JSON.createArrayBuilder(patch)
+                .build(), List.of(), Map.of(), null);
+        return new Result(response, Metrics.Outcome.patched);
     }
 
     /** When a request that reached its rules at {@code startNanos} must have been decided. */

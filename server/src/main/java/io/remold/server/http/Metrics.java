@@ -19,7 +19,7 @@ public final class Metrics {
     private static final double[] BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
 
     enum Endpoint {
-        mutate, validate, validate_modrule, noop;
+        mutate, validate, validate_modrule, mutate_rule, noop;
 
         String path() {
             return "/" + name().replace('_', '-');

@@ -182,7 +182,7 @@ public class WebhookServerTest {
     @ParameterizedTest
     @MethodSource("badRequests")
     void badInputIsA4xxWithAJsonReason(String contentType, String body, int code, String reason) {
-        for (String path : List.of("/mutate", "/validate", "/validate-modrule")) {
+        for (String path : List.of("/mutate", "/validate", "/validate-modrule", "/mutate-rule")) {
             HttpResponse<String> http = server.post(path, contentType, body);
             assertThat(path + " " + http.body(), http.statusCode(), is(code));
             assertThat(http.headers().firstValue("Content-Type").orElse(""), is("application/json"));

@@ -1,5 +1,6 @@
 // The oracle of Remold's template cases: renders kinitiras templates with kinitiras's own code and evaluates them
-// with cuelang.org/go v0.4.3 as kinitiras does; reads the cases (JSON) on stdin, writes each result by id.
+// with cuelang.org/go v0.4.3 as kinitiras does; reads the cases (JSON) on stdin, writes each result by id. A case with
+// a renderedCue (Remold's) has that text checked and run instead of kinitiras's rendering (README.md).
 package main
 
 import (
@@ -25,6 +26,8 @@ type tcase struct {
 	Object    any             `json:"object"`
 	OldObject any             `json:"oldObject"`
 	Extra     map[string]any  `json:"extraParams"`
+	// RenderedCue, when set, is run instead of kinitiras's rendering of the template (which still decides affectMode).
+	RenderedCue *string `json:"renderedCue"`
 }
 
 type op struct {
@@ -81,6 +84,16 @@ func run(c tcase, otm, vtm templatemanager.TemplateManager, cm templatemanager.C
 	}
 	if err != nil {
 		return map[string]any{"renderError": err.Error()}
+	}
+	if c.RenderedCue != nil {
+		if len(*c.RenderedCue) == 0 {
+			return map[string]any{"skipped": true}
+		}
+		rendered = []byte(*c.RenderedCue)
+		// kinitiras's policy webhook checks a stored renderedCue with its CueManager before it is stored
+		if err := cm.Validate(rendered); err != nil {
+			return map[string]any{"renderError": "validate: " + err.Error()}
+		}
 	}
 	if _, err := cm.Format(rendered); err != nil {
 		return map[string]any{"renderError": "format: " + err.Error()}
