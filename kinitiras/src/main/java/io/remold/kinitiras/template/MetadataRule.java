@@ -63,6 +63,21 @@ record MetadataRule(String map, String op, String key, Source source) implements
         return new MetadataRule(map, op, key, source);
     }
 
+    /** The operations on the map's keys when they do not depend on the request; empty for a valueRef. */
+    Optional<List<JsonObject>> constantOperations() {
+        String base = "/metadata/" + map;
+        if (op.equals("remove")) {
+            return Optional.of(List.of(Patch.of("remove", base + "/" + key)));
+        }
+        return switch (source) {
+            case Printed p -> Optional.of(List.of(Patch.of(op, base + "/" + key, p.text())));
+            case Entries e -> Optional.of(e.entries().entrySet().stream()
+                    .map(entry -> Patch.of(op, base + "/" + entry.getKey(), entry.getValue())).toList());
+            case Referenced r -> Optional.empty();
+            case Nothing n -> Optional.of(List.of());
+        };
+    }
+
     @Override
     public List<JsonObject> patches(PolicyInput input, JsonValue fetched) {
         List<JsonObject> patches = new ArrayList<>();

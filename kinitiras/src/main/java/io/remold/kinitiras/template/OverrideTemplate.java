@@ -49,6 +49,28 @@ public final class OverrideTemplate implements Overrider {
         return new OverrideTemplate(fetched, rule);
     }
 
+    /**
+     * A {@code labels} or {@code annotations} template that reads nothing (a constant {@code value}, or {@code
+     * remove}): what {@code remold convert} needs to write it as a ModRule; empty for any other template.
+     */
+    public Optional<ConstantMapEdit> constantMapEdit() {
+        if (fetched.isPresent() || !(rule instanceof MetadataRule m)) {
+            return Optional.empty();
+        }
+        return m.constantOperations().map(ops -> new ConstantMapEdit(m.map(), ops));
+    }
+
+    /**
+     * The map a labels or annotations template writes ({@code labels}, {@code annotations}), which it first creates
+     * as {@code {}} when the object has none, then its operations on the map's keys, as JSON patch operations, in
+     * order; a {@code remove} removes the key only where it is present.
+     */
+    public record ConstantMapEdit(String map, List<JsonObject> operations) {
+        public ConstantMapEdit {
+            operations = List.copyOf(operations);
+        }
+    }
+
     @Override
     public List<JsonObject> patches(PolicyInput input) throws PolicyEvaluationException {
         JsonValue data = fetched.isPresent() ? fetched.get().fetch(input) : null;

@@ -1,0 +1,174 @@
+package io.remold.kinitiras.convert;
+
+import io.remold.api.AdmissionOperation;
+import io.remold.api.PatchOp;
+import io.remold.api.PatchOperation;
+import io.remold.engine.convert.CannotConvert;
+import io.remold.engine.convert.Jsonpath;
+import io.remold.engine.convert.ValueTemplates;
+import io.remold.kinitiras.GoJsonPatch;
+import io.remold.kinitiras.template.OverrideTemplate;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static io.remold.engine.convert.Jsonpath.member;
+import static io.remold.engine.convert.Jsonpath.pointerToken;
+
+/**
+ * The override rules of an OverridePolicy or ClusterOverridePolicy as ModRule steps, in kinitiras's order (rule by
+ * rule; within a rule template, cue, then origin or else plaintext), each form one step (a template two: its map is
+ * created first where missing). A step runs on CREATE and UPDATE as its rule targets them (kinitiras patches
+ * nothing on DELETE). kinitiras applies a form's operations with its JSON patch, whose failure refuses the request;
+ * a ModRule's failure only skips the rule, and it creates what kinitiras's {@code add} needs, so an operation
+ * converts only where it cannot fail ({@link KnownShape}), as {@code add} (which on an object member does what
+ * kinitiras's {@code add} and {@code replace} both do) or {@code remove}.
+ */
+final class OverrideRules {
+    /** Tokens a ModRule path reads otherwise than as a member's key: list indices, appends, placeholders, key steps. */
+    private static final Pattern SPECIAL_TOKEN = Pattern.compile("-|-?[0-9]+|.*#[0-9].*|\\[.*=.*]|");
+
+    private OverrideRules() {
+    }
+
+    static List<Step> steps(JsonObject spec, Selection selection) {
+        var steps = new ArrayList<Step>();
+        JsonArray rules = spec.get("overrideRules") instanceof JsonArray a ? a : JsonValue.EMPTY_JSON_ARRAY;
+        for (int i = 0; i < rules.size(); i++) {
+            String field = "spec.overrideRules[" + i + "]";
+            JsonObject rule = rules.getJsonObject(i);
+            List<AdmissionOperation> operations = Operations.of(rule, field, List.of(AdmissionOperation.CREATE,
+                    AdmissionOperation.UPDATE));
+            if (operations.isEmpty()) {
+                continue;
+            }
+            // Only what the selection and this rule's own forms wrote is certain (an earlier rule may target
+            // other operations).
+            KnownShape known = selection.known().copy();
+            steps.addAll(forms(rule.getJsonObject("overriders"), field + ".overriders", operations, known));
+        }
+        return steps;
+    }
+
+    private static List<Step> forms(JsonObject overriders, String field, List<AdmissionOperation> operations,
+                                    KnownShape known) {
+        var steps = new ArrayList<Step>();
+        if (overriders.get("template") instanceof JsonObject template) {
+            steps.addAll(template(template, field + ".template", operations, known));
+        }
+        if (!overriders.getString("cue", "").isEmpty()) {
+            throw new CannotConvert(field + ".cue: CUE is never converted (a ModRule has no equivalent of a CUE"
+                    + " program)");
+        }
+        if (overriders.get("origin") instanceof JsonArray origin) {
+            // With an origin list, even an empty one, kinitiras ignores plaintext.
+            if (!origin.isEmpty()) {
+                throw new CannotConvert(field + ".origin: origin overriders are not converted (their Pod and"
+                        + " Deployment edits, quantities and checks have no exact ModRule form)");
+            }
+            return steps;
+        }
+        if (overriders.get("plaintext") instanceof JsonArray plaintext && !plaintext.isEmpty()) {
+            var patch = new ArrayList<PatchOperation>();
+            var writes = new ArrayList<List<String>>();
+            for (int i = 0; i < plaintext.size(); i++) {
+                JsonObject operation = plaintext.getJsonObject(i);
+                String at = field + ".plaintext[" + i + "]";
+                patch.add(operation(operation.getString("op"), operation.getString("path", ""),
+                        operation.getOrDefault("value", JsonValue.NULL), false, at, known, writes));
+            }
+            steps.add(new Step(List.of(), operations, patch, null, writes));
+        }
+        return steps;
+    }
+
+    /**
+     * A labels or annotations template with a constant value: one step that creates the map where the object has
+     * none (as kinitiras's rendered CUE does; from absent to empty changes no selector's answer, so it writes
+     * nothing a selection reads), then one with its operations on the map's keys.
+     */
+    private static List<Step> template(JsonObject template, String field, List<AdmissionOperation> operations,
+                                       KnownShape known) {
+        String type = template.getString("type", "");
+        if (template.containsKey("valueRef")) {
+            throw new CannotConvert(field + ".valueRef: a value read from the object or another object is not"
+                    + " converted (only constant values are)");
+        }
+        if (!type.equals("labels") && !type.equals("annotations")) {
+            throw new CannotConvert(field + ".type: " + type + " templates are not converted (what kinitiras's"
+                    + " rendered CUE writes depends on the object's containers, lists and quantities); only labels"
+                    + " and annotations with constant values are");
+        }
+        OverrideTemplate.ConstantMapEdit edit = OverrideTemplate.parse(template, field).constantMapEdit()
+                .orElseThrow(() -> new CannotConvert(field + ": its value is read when the request comes, and only"
+                        + " constant values are converted"));
+        List<String> map = List.of("metadata", edit.map());
+        String mapPath = "/metadata/" + edit.map();
+        var creation = new Step(List.of("isUndefined($.metadata" + member(edit.map())
+                + ")"), operations, List.of(new PatchOperation(PatchOp.add, null, mapPath,
+                ValueTemplates.constant(JsonValue.EMPTY_JSON_OBJECT))), null, List.of());
+        // The map is an object now: created here, or ObjectMeta's map.
+        known.holdsObject(map);
+        var patch = new ArrayList<PatchOperation>();
+        var writes = new ArrayList<List<String>>();
+        for (JsonObject operation : edit.operations()) {
+            patch.add(operation(operation.getString("op"), operation.getString("path"),
+                    operation.getOrDefault("value", JsonValue.NULL), true, field, known, writes));
+        }
+        return patch.isEmpty() ? List.of(creation)
+                : List.of(creation, new Step(List.of(), operations, patch, null, writes));
+    }
+
+    /**
+     * One JSON patch operation as kinitiras applies it, as a ModRule operation that does the same on every object
+     * the rule meets, or why there is none. {@code removeIfPresent}: a template's remove, which its CUE makes only
+     * where the key is.
+     */
+    private static PatchOperation operation(String op, String path, JsonValue value, boolean removeIfPresent,
+                                            String field, KnownShape known, List<List<String>> writes) {
+        String[] split = path.split("/", -1);
+        if (split.length < 2) {
+            throw new CannotConvert(field + ".path: \"" + path + "\" has no step after a /, which kinitiras's JSON"
+                    + " patch reads as the whole object");
+        }
+        var tokens = new ArrayList<String>();
+        var pointer = new StringBuilder();
+        // kinitiras's JSON patch ignores what comes before the first /.
+        for (int i = 1; i < split.length; i++) {
+            String token = GoJsonPatch.decode(split[i]);
+            if (SPECIAL_TOKEN.matcher(token).matches()) {
+                throw new CannotConvert(field + ".path: the step \"" + token + "\" of " + path + " is read as a"
+                        + " list index or a special step by one of the patches and as a key by the other");
+            }
+            tokens.add(token);
+            pointer.append('/').append(pointerToken(token));
+        }
+        List<String> parent = tokens.subList(0, tokens.size() - 1);
+        if (!known.isObject(parent)) {
+            throw new CannotConvert(field + ".path: " + path + ": kinitiras's " + op + " fails (and refuses the"
+                    + " request) where " + pointer(parent) + " is missing or not an object, which a ModRule cannot"
+                    + " do, and nothing before it in the policy makes " + pointer(parent) + " certain");
+        }
+        writes.add(List.copyOf(tokens));
+        if (op.equals("remove")) {
+            if (!removeIfPresent && !known.isPresent(tokens)) {
+                throw new CannotConvert(field + ".path: " + path + ": kinitiras's remove fails (and refuses the"
+                        + " request) where the member is missing, a ModRule's does nothing, and nothing before it in"
+                        + " the policy makes it certain");
+            }
+            known.forget(tokens);
+            return new PatchOperation(PatchOp.remove, null, pointer.toString(), null);
+        }
+        known.wrote(tokens, value);
+        return new PatchOperation(PatchOp.add, null, pointer.toString(), ValueTemplates.constant(value));
+    }
+
+    private static String pointer(List<String> tokens) {
+        return tokens.isEmpty() ? "the object" : "/" + String.join("/", tokens.stream().map(t -> pointerToken(t))
+                .toList());
+    }
+}

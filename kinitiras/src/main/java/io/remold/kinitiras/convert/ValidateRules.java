@@ -1,0 +1,118 @@
+package io.remold.kinitiras.convert;
+
+import io.remold.api.AdmissionOperation;
+import io.remold.engine.convert.CannotConvert;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import static io.remold.engine.convert.Jsonpath.list;
+
+/**
+ * The validate rules of a ClusterValidatePolicy as Reject steps: a {@code template} condition on the object
+ * ({@code dataRef} from {@code current}) that a match item expresses exactly: {@code Exist}, {@code NotExist}, and
+ * {@code In}/{@code NotIn} a {@code stringSlice}. The refusal is the same (a ModRule lists every rule that refuses,
+ * kinitiras the first); kinitiras's message is the rule's {@code rejectMessage}.
+ */
+final class ValidateRules {
+    private static final List<AdmissionOperation> ALL = List.of(AdmissionOperation.CREATE, AdmissionOperation.UPDATE,
+            AdmissionOperation.DELETE);
+    /** A path part kinitiras's CUE reads as a field name (not an index, not a keyword, not hidden). */
+    private static final Pattern PLAIN_PART = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
+    private static final Set<String> CUE_KEYWORDS = Set.of("for", "in", "if", "let", "true", "false", "null",
+            "import", "package", "div", "mod", "quo", "rem");
+    private static final Set<String> CONSTANT_KINDS = Set.of("string", "integer", "float", "boolean", "stringSlice",
+            "integerSlice", "floatSlice", "stringMap");
+
+    private ValidateRules() {
+    }
+
+    static List<Step> steps(JsonObject spec) {
+        var steps = new ArrayList<Step>();
+        JsonArray rules = spec.get("validateRules") instanceof JsonArray a ? a : JsonValue.EMPTY_JSON_ARRAY;
+        for (int i = 0; i < rules.size(); i++) {
+            String field = "spec.validateRules[" + i + "]";
+            JsonObject rule = rules.getJsonObject(i);
+            if (!rule.getString("cue", "").isEmpty()) {
+                throw new CannotConvert(field + ".cue: CUE is never converted (a ModRule has no equivalent of a CUE"
+                        + " program)");
+            }
+            List<AdmissionOperation> operations = Operations.of(rule, field, ALL);
+            if (operations.isEmpty() || !(rule.get("template") instanceof JsonObject template)
+                    || !(template.get("condition") instanceof JsonObject condition)) {
+                continue; // targets nothing, or a template without a condition lets everything pass
+            }
+            steps.add(condition(condition, field + ".template.condition", operations));
+        }
+        return steps;
+    }
+
+    private static Step condition(JsonObject condition, String field, List<AdmissionOperation> operations) {
+        if (condition.getString("affectMode", "").equals("allow")) {
+            throw new CannotConvert(field + ".affectMode: allow refuses with an empty reason wherever the condition"
+                    + " does not hold, which is not converted");
+        }
+        if (condition.containsKey("valueRef")) {
+            throw new CannotConvert(field + ".valueRef: a value read when the request comes is not converted");
+        }
+        JsonObject dataRef = condition.getJsonObject("dataRef");
+        if (!dataRef.getString("from", "").equals("current")) {
+            throw new CannotConvert(field + ".dataRef.from: " + dataRef.getString("from", "")
+                    + " data is not converted (a Reject rule sees only the object)");
+        }
+        String data = path(dataRef.getString("path", ""), field + ".dataRef.path");
+        String cond = condition.getString("cond", "");
+        String hit = switch (cond) {
+            case "Exist" -> "isDefined(" + data + ")";
+            case "NotExist" -> "isUndefined(" + data + ")";
+            case "In" -> "(isDefined(" + data + ") && " + data + " in " + list(strings(condition, field)) + ")";
+            case "NotIn" -> "(isDefined(" + data + ") && !(" + data + " in " + list(strings(condition, field)) + "))";
+            default -> throw new CannotConvert(field + ".cond: " + cond + " compares as CUE does (mixed types fail"
+                    + " the evaluation and refuse), which a match item cannot");
+        };
+        String message = condition.getString("message", "");
+        if (message.contains("{{")) {
+            throw new CannotConvert(field + ".message: \"{{\" would read as a template tag in a rejectMessage");
+        }
+        return new Step(List.of(hit), operations, List.of(), message, List.of());
+    }
+
+    /** {@code In}/{@code NotIn}'s list: a {@code stringSlice} and no other constant (another kind would win). */
+    private static List<String> strings(JsonObject condition, String field) {
+        JsonObject value = condition.getJsonObject("value");
+        for (String kind : CONSTANT_KINDS) {
+            if (!kind.equals("stringSlice") && value.containsKey(kind) && value.get(kind) != JsonValue.NULL) {
+                throw new CannotConvert(field + ".value." + kind + ": only a stringSlice list is converted");
+            }
+        }
+        if (!(value.get("stringSlice") instanceof JsonArray slice) || slice.isEmpty()) {
+            throw new CannotConvert(field + ".value: only a non-empty stringSlice list is converted");
+        }
+        return slice.getValuesAs(JsonString.class).stream().map(JsonString::getString).toList();
+    }
+
+    /**
+     * A {@code dataRef} path as the JSONPath of the same member: a path of plain field names after a leading
+     * {@code /} (kinitiras's CUE reads digits as an index, a dot as a further step, other forms as CUE text).
+     */
+    private static String path(String path, String field) {
+        if (!path.startsWith("/")) {
+            throw new CannotConvert(field + ": \"" + path + "\" is read as CUE text; only /a/b paths are converted");
+        }
+        var steps = new ArrayList<String>();
+        for (String part : path.substring(1).split("/", -1)) {
+            if (!PLAIN_PART.matcher(part).matches() || CUE_KEYWORDS.contains(part)) {
+                throw new CannotConvert(field + ": the part \"" + part + "\" of " + path + " is not a plain field"
+                        + " name (kinitiras's CUE reads digits as an index, a dot as a further step)");
+            }
+            steps.add(part);
+        }
+        return Selection.jsonpath(steps);
+    }
+}
