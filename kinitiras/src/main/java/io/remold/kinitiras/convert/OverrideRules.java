@@ -10,6 +10,7 @@ import io.remold.kinitiras.GoJsonPatch;
 import io.remold.kinitiras.template.OverrideTemplate;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import static io.remold.engine.convert.Jsonpath.pointerToken;
  */
 final class OverrideRules {
     /** Tokens a ModRule path reads otherwise than as a member's key: list indices, appends, placeholders, key steps. */
+    private static final List<String> LABELS = List.of("metadata", "labels");
     private static final Pattern SPECIAL_TOKEN = Pattern.compile("-|-?[0-9]+|.*#[0-9].*|\\[.*=.*]|");
 
     private OverrideRules() {
@@ -153,7 +155,9 @@ final class OverrideRules {
                     + " request) where " + pointer(parent) + " is missing or not an object, which a ModRule cannot"
                     + " do, and nothing before it in the policy makes " + pointer(parent) + " certain");
         }
-        writes.add(List.copyOf(tokens));
+        boolean label = tokens.size() == 3 && tokens.subList(0, 2).equals(LABELS);
+        // A label that is not a string makes kinitiras read no labels at all: as a write of every label.
+        writes.add(label && !op.equals("remove") && !(value instanceof JsonString) ? LABELS : List.copyOf(tokens));
         if (op.equals("remove")) {
             if (!removeIfPresent && !known.isPresent(tokens)) {
                 throw new CannotConvert(field + ".path: " + path + ": kinitiras's remove fails (and refuses the"

@@ -62,23 +62,31 @@ record Selection(String expression, List<List<String>> reads, KnownShape known) 
             terms.add(fieldSelector(fields, field + ".fieldSelector", reads, known));
         }
         if (selector.get("labelSelector") instanceof JsonObject labels) {
-            reads.add(List.of("metadata", "labels"));
             terms.add(LabelSelectors.expression(labels, "$.metadata.labels"));
-            labelsCertain(labels, known);
+            labelsRead(labels, reads, known);
         }
         return all(terms.stream().filter(t -> !t.equals("true")).toList());
     }
 
-    /** A requirement that only a present label meets makes the labels (and that label) certain. */
-    private static void labelsCertain(JsonObject selector, KnownShape known) {
+    /**
+     * The labels a selector reads (a write of a value that is not a string reads as a write of every label: kinitiras
+     * then reads no labels at all); a requirement that only a present label meets makes the labels, and that label,
+     * certain.
+     */
+    private static void labelsRead(JsonObject selector, List<List<String>> reads, KnownShape known) {
         if (selector.get("matchLabels") instanceof JsonObject matchLabels) {
-            matchLabels.keySet().forEach(key -> known.holdsValue(List.of("metadata", "labels", key)));
+            matchLabels.keySet().forEach(key -> {
+                reads.add(List.of("metadata", "labels", key));
+                known.holdsValue(List.of("metadata", "labels", key));
+            });
         }
         if (selector.get("matchExpressions") instanceof JsonArray expressions) {
             for (JsonObject e : expressions.getValuesAs(JsonObject.class)) {
                 String operator = e.getString("operator", "");
+                List<String> label = List.of("metadata", "labels", e.getString("key", ""));
+                reads.add(label);
                 if (operator.equals("In") || operator.equals("Exists")) {
-                    known.holdsValue(List.of("metadata", "labels", e.getString("key", "")));
+                    known.holdsValue(label);
                 }
             }
         }
