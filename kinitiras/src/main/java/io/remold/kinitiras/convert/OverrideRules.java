@@ -151,17 +151,17 @@ final class OverrideRules {
         }
         List<String> parent = tokens.subList(0, tokens.size() - 1);
         if (!known.isObject(parent)) {
-            throw new CannotConvert(field + ".path: " + path + ": kinitiras's " + op + " fails (and refuses the"
-                    + " request) where " + pointer(parent) + " is missing or not an object, which a ModRule cannot"
-                    + " do, and nothing before it in the policy makes " + pointer(parent) + " certain");
+            throw new CannotConvert(field + ".path: " + path + ": kinitiras's " + op + " fails, refusing the"
+                    + " request, where " + pointer(parent) + " is missing or not an object (a ModRule creates it),"
+                    + " and nothing before it in the policy makes it certain");
         }
         boolean label = tokens.size() == 3 && tokens.subList(0, 2).equals(LABELS);
         // A label that is not a string makes kinitiras read no labels at all: as a write of every label.
         writes.add(label && !op.equals("remove") && !(value instanceof JsonString) ? LABELS : List.copyOf(tokens));
         if (op.equals("remove")) {
             if (!removeIfPresent && !known.isPresent(tokens)) {
-                throw new CannotConvert(field + ".path: " + path + ": kinitiras's remove fails (and refuses the"
-                        + " request) where the member is missing, a ModRule's does nothing, and nothing before it in"
+                throw new CannotConvert(field + ".path: " + path + ": kinitiras's remove fails, refusing the"
+                        + " request, where the member is missing (a ModRule's does nothing), and nothing before it in"
                         + " the policy makes it certain");
             }
             known.forget(tokens);
