@@ -40,6 +40,16 @@ class PolicyConversionTest {
         }
     }
 
+    /** A cluster policy that labels every object {@code app: web}. */
+    private static final String WRITES_APP_LABEL = cluster("a", """
+            overrideRules:
+            - overriders:
+                template: {type: labels, operation: add, path: app, value: {string: web}}
+            """);
+    private static final String SELECTS_APP_WEB = """
+            resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
+            """;
+
     static Stream<Row> rows() {
         return Stream.of(
                 new Row("labels template with a constant, on selected pods", cluster("a", """
@@ -164,35 +174,20 @@ class PolicyConversionTest {
                         "OverridePolicy/team-a/o", "overriders.origin: origin overriders are not converted",
                         "OverridePolicy/team-a/r", "template.type: resources templates are not converted",
                         "OverridePolicy/team-a/s", "template.valueRef: a value read from the object")),
-                new Row("a cluster policy writes what a later one selects on: neither converts (the later one would run after it)", cluster("a", """
-                        overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: add, path: app, value: {string: web}}
-                        """) + cluster("b", """
-                          resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
+                new Row("a cluster policy writes what a later one selects on: neither converts (the later one would run after it)", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
                           overrideRules:
                           - overriders:
                               template: {type: annotations, operation: add, path: x, value: {string: y}}
                         """), Map.of("ClusterOverridePolicy/a", "ClusterOverridePolicy/a writes what the"
                         + " resourceSelectors of ClusterOverridePolicy/b read", "ClusterOverridePolicy/b",
                         "ClusterOverridePolicy/a writes what the resourceSelectors of ClusterOverridePolicy/b read")),
-                new Row("a policy that stays selects on what an earlier converted one writes", cluster("a", """
-                        overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: add, path: app, value: {string: web}}
-                        """) + cluster("b", """
-                          resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
+                new Row("a policy that stays selects on what an earlier converted one writes", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
                           overrideRules:
                           - overriders: {cue: 'object: _'}
                         """), Map.of("ClusterOverridePolicy/a", "ClusterOverridePolicy/a writes what the"
                         + " resourceSelectors of ClusterOverridePolicy/b read",
                         "ClusterOverridePolicy/b", "CUE is never converted")),
-                new Row("a cluster policy's writes do not stop an OverridePolicy selected after them", cluster("a", """
-                        overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: add, path: app, value: {string: web}}
-                        """) + namespaced("b", "team-a", """
-                        resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
+                new Row("a cluster policy's writes do not stop an OverridePolicy selected after them", WRITES_APP_LABEL + namespaced("b", "team-a", SELECTS_APP_WEB + """
                         overrideRules:
                         - overriders:
                             template: {type: annotations, operation: add, path: x, value: {string: y}}

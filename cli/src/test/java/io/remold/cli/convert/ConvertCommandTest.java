@@ -204,39 +204,22 @@ class ConvertCommandTest {
     void convertsKinitirasPoliciesAndNamesWhatDoesNot() throws IOException {
         Path rules = temp.resolve("kinitiras.yaml");
         Files.writeString(rules, """
-                apiVersion: policy.kcloudlabs.io/v1alpha1
-                kind: OverridePolicy
-                metadata: {name: tenant, namespace: shop}
-                spec:
-                  overrideRules:
-                  - overriders:
-                      template: {type: annotations, operation: add, path: tenant, value: {string: shop}}
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: OverridePolicy, metadata: {name: tenant, namespace: shop},
+                  spec: {overrideRules: [{overriders: {template: {type: annotations, operation: add, path: tenant,
+                    value: {string: shop}}}}]}}
                 ---
-                apiVersion: policy.kcloudlabs.io/v1alpha1
-                kind: ClusterOverridePolicy
-                metadata: {name: team}
-                spec:
-                  resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
-                  overrideRules:
-                  - overriders:
-                      template: {type: labels, operation: replace, path: team, value: {string: blue}}
-                      plaintext: [{op: add, path: /metadata/labels/seen, value: "yes"}]
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata: {name: team}, spec: {
+                  resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}],
+                  overrideRules: [{overriders: {
+                    template: {type: labels, operation: replace, path: team, value: {string: blue}},
+                    plaintext: [{op: add, path: /metadata/labels/seen, value: "yes"}]}}]}}
                 ---
-                apiVersion: policy.kcloudlabs.io/v1alpha1
-                kind: ClusterValidatePolicy
-                metadata: {name: owner}
-                spec:
-                  validateRules:
-                  - template:
-                      type: condition
-                      condition: {cond: Equal, dataRef: {from: current, path: /metadata/name}, message: m, value: {string: x}}
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterValidatePolicy, metadata: {name: owner}, spec: {
+                  validateRules: [{template: {type: condition, condition: {cond: Equal, message: m,
+                    dataRef: {from: current, path: /metadata/name}, value: {string: x}}}}]}}
                 ---
-                apiVersion: mutations.gatekeeper.sh/v1
-                kind: AssignMetadata
-                metadata: {name: team}
-                spec:
-                  location: metadata.labels.owner
-                  parameters: {assign: {value: platform}}
+                {apiVersion: mutations.gatekeeper.sh/v1, kind: AssignMetadata, metadata: {name: team},
+                  spec: {location: metadata.labels.owner, parameters: {assign: {value: platform}}}}
                 """);
         Run run = convert("--rules", rules.toString());
         assertThat(run.exit(), is(ConvertCommand.NOT_ALL_CONVERTED));
