@@ -175,15 +175,15 @@ class PolicyConversionTest {
                         "OverridePolicy/team-a/r", "template.type: resources templates are not converted",
                         "OverridePolicy/team-a/s", "template.valueRef: a value read from the object")),
                 new Row("a cluster policy writes what a later one selects on: neither converts (the later one would run after it)", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
-                          overrideRules:
-                          - overriders:
-                              template: {type: annotations, operation: add, path: x, value: {string: y}}
+                        overrideRules:
+                        - overriders:
+                            template: {type: annotations, operation: add, path: x, value: {string: y}}
                         """), Map.of("ClusterOverridePolicy/a", "ClusterOverridePolicy/a writes what the"
                         + " resourceSelectors of ClusterOverridePolicy/b read", "ClusterOverridePolicy/b",
                         "ClusterOverridePolicy/a writes what the resourceSelectors of ClusterOverridePolicy/b read")),
                 new Row("a policy that stays selects on what an earlier converted one writes", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
-                          overrideRules:
-                          - overriders: {cue: 'object: _'}
+                        overrideRules:
+                        - overriders: {cue: 'object: _'}
                         """), Map.of("ClusterOverridePolicy/a", "ClusterOverridePolicy/a writes what the"
                         + " resourceSelectors of ClusterOverridePolicy/b read",
                         "ClusterOverridePolicy/b", "CUE is never converted")),
@@ -225,6 +225,33 @@ class PolicyConversionTest {
                             condition: {cond: In, dataRef: {from: current, path: /metadata/labels/tier}, message: no db, value: {stringSlice: [db]}}
                         - template: {type: condition}
                         """), Map.of("ClusterValidatePolicy/v", "4 rules")),
+                new Row("validate conditions on values that are not strings: a list, a null, a number", validate("v", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: In, dataRef: {from: current, path: /spec/tags}, message: tagged, value: {stringSlice: [web]}}
+                        """) + validate("w", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: NotIn, dataRef: {from: current, path: /spec/tags}, message: untagged, value: {stringSlice: [x]}}
+                        """) + validate("x", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: Exist, dataRef: {from: current, path: /spec/nodeName}, message: null is there}
+                        """) + validate("y", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: In, dataRef: {from: current, path: /spec/count}, message: five, value: {stringSlice: ["5"]}}
+                        """), Map.of("ClusterValidatePolicy/v", "1 rules", "ClusterValidatePolicy/w", "1 rules",
+                        "ClusterValidatePolicy/x", "1 rules", "ClusterValidatePolicy/y", "1 rules")),
+                new Row("a template replaces the label its policy selected on", cluster("a", SELECTS_APP_WEB + """
+                        overrideRules:
+                        - overriders:
+                            template: {type: labels, operation: replace, path: app, value: {string: api}}
+                        """), Map.of("ClusterOverridePolicy/a", "2 rules")),
                 new Row("validate conditions that do not convert", validate("e", """
                         validateRules:
                         - template:
@@ -370,6 +397,9 @@ class PolicyConversionTest {
                   spec: {nodeName: n2}}
                 ---
                 {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: team-c, labels: {team: red}}}
+                ---
+                {apiVersion: v1, kind: Pod, metadata: {name: odd, namespace: team-a, labels: {app: web}},
+                  spec: {nodeName: null, tags: [web], count: 5}}
                 ---
                 {apiVersion: v1, kind: ConfigMap, metadata: {name: web, namespace: team-a, labels: {app: web}}}
                 ---
