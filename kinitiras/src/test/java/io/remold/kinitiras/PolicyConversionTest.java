@@ -224,7 +224,13 @@ class PolicyConversionTest {
                             type: condition
                             condition: {cond: In, dataRef: {from: current, path: /metadata/labels/tier}, message: no db, value: {stringSlice: [db]}}
                         - template: {type: condition}
-                        """), Map.of("ClusterValidatePolicy/v", "4 rules")),
+                        - template:
+                            type: condition
+                            condition: {cond: Equal, dataRef: {from: current, path: /metadata/labels/team}, message: red, value: {string: red}}
+                        - template:
+                            type: condition
+                            condition: {cond: NotEqual, dataRef: {from: current, path: /metadata/namespace}, message: not a, value: {string: team-a}}
+                        """), Map.of("ClusterValidatePolicy/v", "6 rules")),
                 new Row("validate conditions on values that are not strings: a list, a null, a number", validate("v", """
                         validateRules:
                         - template:
@@ -256,7 +262,17 @@ class PolicyConversionTest {
                         validateRules:
                         - template:
                             type: condition
-                            condition: {cond: Equal, dataRef: {from: current, path: /metadata/name}, message: m, value: {string: web}}
+                            condition: {cond: Equal, dataRef: {from: current, path: /spec/nodeName}, message: m, value: {string: n1}}
+                        """) + validate("g", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: Gt, dataRef: {from: current, path: /metadata/name}, message: m, value: {string: a}}
+                        """) + validate("i", """
+                        validateRules:
+                        - template:
+                            type: condition
+                            condition: {cond: Equal, dataRef: {from: current, path: /metadata/name}, message: m, value: {integer: 1}}
                         """) + validate("o", """
                         validateRules:
                         - template:
@@ -277,7 +293,9 @@ class PolicyConversionTest {
                         - template:
                             type: condition
                             condition: {cond: Exist, dataRef: {from: current, path: /spec/containers/0}, message: m}
-                        """), Map.of("ClusterValidatePolicy/e", "cond: Equal compares as CUE does",
+                        """), Map.of("ClusterValidatePolicy/e", "Equal on a field that may hold another type than text",
+                        "ClusterValidatePolicy/g", "cond: Gt orders as CUE does",
+                        "ClusterValidatePolicy/i", "value: only a string value is converted for Equal",
                         "ClusterValidatePolicy/o", "dataRef.from: old data is not converted",
                         "ClusterValidatePolicy/a", "affectMode: allow",
                         "ClusterValidatePolicy/m", "message: \"{{\" would read as a template tag",

@@ -216,7 +216,7 @@ class ConvertCommandTest {
                 ---
                 {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterValidatePolicy, metadata: {name: owner}, spec: {
                   validateRules: [{template: {type: condition, condition: {cond: Equal, message: m,
-                    dataRef: {from: current, path: /metadata/name}, value: {string: x}}}}]}}
+                    dataRef: {from: current, path: /spec/nodeName}, value: {string: x}}}}]}}
                 ---
                 {apiVersion: mutations.gatekeeper.sh/v1, kind: AssignMetadata, metadata: {name: team},
                   spec: {location: metadata.labels.owner, parameters: {assign: {value: platform}}}}
@@ -224,8 +224,10 @@ class ConvertCommandTest {
         Run run = convert("--rules", rules.toString());
         assertThat(run.exit(), is(ConvertCommand.NOT_ALL_CONVERTED));
         assertThat(run.err(), equalTo("remold convert: " + rules + ": document 3: ClusterValidatePolicy/owner:"
-                + " cannot convert: spec.validateRules[0].template.condition.cond: Equal compares as CUE does (mixed"
-                + " types fail the evaluation and refuse), which a match item cannot" + System.lineSeparator()));
+                + " cannot convert: spec.validateRules[0].template.condition.dataRef.path: Equal on a field that may"
+                + " hold another type than text fails kinitiras's evaluation there, which a match item cannot do;"
+                + " only the name, namespace, generateName, labels, annotations, apiVersion and kind are compared"
+                + System.lineSeparator()));
         var names = new ArrayList<String>();
         for (JsonValue rule : YamlJson.parse(run.out(), "output")) {
             names.add(rule.asJsonObject().getJsonObject("metadata").getString("name") + " "

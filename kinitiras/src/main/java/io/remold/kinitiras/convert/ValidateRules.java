@@ -13,11 +13,12 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 import static io.remold.engine.convert.Jsonpath.list;
+import static io.remold.engine.convert.Jsonpath.literal;
 
 /**
  * The validate rules of a ClusterValidatePolicy as Reject steps: a {@code template} condition on the object
- * ({@code dataRef} from {@code current}) that a match item expresses exactly: {@code Exist}, {@code NotExist}, and
- * {@code In}/{@code NotIn} a {@code stringSlice}. The refusal is the same (a ModRule lists every rule that refuses,
+ * ({@code dataRef} from {@code current}) that a match item expresses exactly: {@code Exist}, {@code NotExist},
+ * {@code In}/{@code NotIn} a {@code stringSlice}, and {@code Equal}/{@code NotEqual} a string on a text field. The refusal is the same (a ModRule lists every rule that refuses,
  * kinitiras the first); kinitiras's message is the rule's {@code rejectMessage}.
  */
 final class ValidateRules {
@@ -27,6 +28,11 @@ final class ValidateRules {
     private static final Pattern PLAIN_PART = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
     private static final Set<String> CUE_KEYWORDS = Set.of("for", "in", "if", "let", "true", "false", "null",
             "import", "package", "div", "mod", "quo", "rem");
+    /** Fields the API server's ObjectMeta (and TypeMeta) hold as text, and its maps of text. */
+    private static final Set<List<String>> STRING_FIELDS = Set.of(List.of("apiVersion"), List.of("kind"),
+            List.of("metadata", "name"), List.of("metadata", "namespace"), List.of("metadata", "generateName"));
+    private static final Set<List<String>> STRING_MAPS = Set.of(List.of("metadata", "labels"),
+            List.of("metadata", "annotations"));
     private static final Set<String> CONSTANT_KINDS = Set.of("string", "integer", "float", "boolean", "stringSlice",
             "integerSlice", "floatSlice", "stringMap");
 
@@ -66,15 +72,19 @@ final class ValidateRules {
             throw new CannotConvert(field + ".dataRef.from: " + dataRef.getString("from", "")
                     + " data is not converted (a Reject rule sees only the object)");
         }
-        String data = path(dataRef.getString("path", ""), field + ".dataRef.path");
+        List<String> steps = steps(dataRef.getString("path", ""), field + ".dataRef.path");
+        String data = Selection.jsonpath(steps);
         String cond = condition.getString("cond", "");
         String hit = switch (cond) {
+            case "Equal" -> data + " == " + literal(comparedText(condition, field, steps, cond));
+            case "NotEqual" -> "(isDefined(" + data + ") && " + data + " != "
+                    + literal(comparedText(condition, field, steps, cond)) + ")";
             case "Exist" -> "isDefined(" + data + ")";
             case "NotExist" -> "isUndefined(" + data + ")";
             case "In" -> "(isDefined(" + data + ") && " + data + " in " + list(strings(condition, field)) + ")";
             case "NotIn" -> "(isDefined(" + data + ") && !(" + data + " in " + list(strings(condition, field)) + "))";
-            default -> throw new CannotConvert(field + ".cond: " + cond + " compares as CUE does (mixed types fail"
-                    + " the evaluation and refuse), which a match item cannot");
+            default -> throw new CannotConvert(field + ".cond: " + cond + " orders as CUE does (and mixed types fail"
+                    + " the evaluation), which a match item cannot");
         };
         String message = condition.getString("message", "");
         if (message.contains("{{")) {
@@ -98,10 +108,30 @@ final class ValidateRules {
     }
 
     /**
+     * {@code Equal}/{@code NotEqual}'s text: a {@code string} constant (the first constant kinitiras reads), without
+     * {@code valueProcess}, compared with a field ObjectMeta holds as a string (or not at all), where CUE compares
+     * text with text; elsewhere a value of another type fails kinitiras's evaluation, which a match item cannot do.
+     */
+    private static String comparedText(JsonObject condition, String field, List<String> data, String cond) {
+        if (!STRING_FIELDS.contains(data) && !(data.size() == 3 && STRING_MAPS.contains(data.subList(0, 2)))) {
+            throw new CannotConvert(field + ".dataRef.path: " + cond + " on a field that may hold another type than"
+                    + " text fails kinitiras's evaluation there, which a match item cannot do; only the name,"
+                    + " namespace, generateName, labels, annotations, apiVersion and kind are compared");
+        }
+        if (condition.containsKey("valueProcess")) {
+            throw new CannotConvert(field + ".valueProcess: a processed value is not converted");
+        }
+        if (!(condition.getJsonObject("value").get("string") instanceof JsonString text)) {
+            throw new CannotConvert(field + ".value: only a string value is converted for " + cond);
+        }
+        return text.getString();
+    }
+
+    /**
      * A {@code dataRef} path as the JSONPath of the same member: a path of plain field names after a leading
      * {@code /} (kinitiras's CUE reads digits as an index, a dot as a further step, other forms as CUE text).
      */
-    private static String path(String path, String field) {
+    private static List<String> steps(String path, String field) {
         if (!path.startsWith("/")) {
             throw new CannotConvert(field + ": \"" + path + "\" is read as CUE text; only /a/b paths are converted");
         }
@@ -113,6 +143,6 @@ final class ValidateRules {
             }
             steps.add(part);
         }
-        return Selection.jsonpath(steps);
+        return steps;
     }
 }
