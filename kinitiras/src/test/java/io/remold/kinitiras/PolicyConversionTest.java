@@ -173,7 +173,7 @@ class PolicyConversionTest {
                         "ClusterValidatePolicy/v", "targetOperations: CONNECT",
                         "OverridePolicy/team-a/o", "overriders.origin: origin overriders are not converted",
                         "OverridePolicy/team-a/r", "template.type: resources templates are not converted",
-                        "OverridePolicy/team-a/s", "template.valueRef: a value read from the object")),
+                        "OverridePolicy/team-a/s", "it follows ClusterOverridePolicy/a")),
                 new Row("a cluster policy writes what a later one selects on: neither converts (the later one would run after it)", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
                         overrideRules:
                         - overriders:
@@ -253,6 +253,48 @@ class PolicyConversionTest {
                             condition: {cond: In, dataRef: {from: current, path: /spec/count}, message: five, value: {stringSlice: ["5"]}}
                         """), Map.of("ClusterValidatePolicy/v", "1 rules", "ClusterValidatePolicy/w", "1 rules",
                         "ClusterValidatePolicy/x", "1 rules", "ClusterValidatePolicy/y", "1 rules")),
+                new Row("labels and annotations copied from the object's text fields, where set", cluster("a", """
+                        overrideRules:
+                        - overriders:
+                            template:
+                              type: labels
+                              operation: add
+                              path: copied-name
+                              valueRef: {from: current, path: /metadata/name}
+                        - overriders:
+                            template:
+                              type: annotations
+                              operation: replace
+                              path: tier
+                              valueRef: {from: current, path: /metadata/labels/tier}
+                        """), Map.of("ClusterOverridePolicy/a", "4 rules")),
+                new Row("copies that do not convert: old data, a field of any type", namespaced("a", "team-a", """
+                        overrideRules:
+                        - overriders:
+                            template:
+                              type: labels
+                              operation: add
+                              path: x
+                              valueRef: {from: old, path: /metadata/name}
+                        """) + namespaced("a", "team-b", """
+                        overrideRules:
+                        - overriders:
+                            template:
+                              type: labels
+                              operation: add
+                              path: x
+                              valueRef: {from: current, path: /spec/nodeName}
+                        """) + namespaced("a", "team-c", """
+                        overrideRules:
+                        - overriders:
+                            template:
+                              type: labels
+                              operation: add
+                              path: x
+                              valueRef: {from: k8s, path: /data/x, k8s: {apiVersion: v1, kind: ConfigMap, name: c}}
+                        """), Map.of("OverridePolicy/team-a/a", "valueRef.from: old data is not converted",
+                        "OverridePolicy/team-b/a", "valueRef.path: kinitiras writes the value as found",
+                        "OverridePolicy/team-c/a", "valueRef.from: k8s data is fetched when the request comes")),
                 new Row("a template replaces the label its policy selected on", cluster("a", SELECTS_APP_WEB + """
                         overrideRules:
                         - overriders:

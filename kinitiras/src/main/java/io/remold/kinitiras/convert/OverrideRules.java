@@ -8,6 +8,7 @@ import io.remold.engine.convert.Jsonpath;
 import io.remold.engine.convert.ValueTemplates;
 import io.remold.kinitiras.GoJsonPatch;
 import io.remold.kinitiras.template.OverrideTemplate;
+import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -32,6 +33,7 @@ import static io.remold.engine.convert.Jsonpath.pointerToken;
 final class OverrideRules {
     /** Tokens a ModRule path reads otherwise than as a member's key: list indices, appends, placeholders, key steps. */
     private static final List<String> LABELS = List.of("metadata", "labels");
+    private static final JsonString TEXT = Json.createValue("");
     private static final Pattern SPECIAL_TOKEN = Pattern.compile("-|-?[0-9]+|.*#[0-9].*|\\[.*=.*]|");
 
     private OverrideRules() {
@@ -80,8 +82,9 @@ final class OverrideRules {
             for (int i = 0; i < plaintext.size(); i++) {
                 JsonObject operation = plaintext.getJsonObject(i);
                 String at = field + ".plaintext[" + i + "]";
+                JsonValue value = operation.getOrDefault("value", JsonValue.NULL);
                 patch.add(operation(operation.getString("op"), operation.getString("path", ""),
-                        operation.getOrDefault("value", JsonValue.NULL), false, at, known, writes));
+                        new Written(value, ValueTemplates.constant(value)), false, at, known, writes));
             }
             steps.add(new Step(List.of(), operations, patch, null, writes));
         }
@@ -89,48 +92,75 @@ final class OverrideRules {
     }
 
     /**
-     * A labels or annotations template with a constant value: one step that creates the map where the object has
-     * none (as kinitiras's rendered CUE does; from absent to empty changes no selector's answer, so it writes
-     * nothing a selection reads), then one with its operations on the map's keys.
+     * A labels or annotations template: one step that creates the map where the object has none (as kinitiras's
+     * rendered CUE does; from absent to empty changes no selector's answer, so it writes nothing a selection reads),
+     * then one with its operations on the map's keys: constants, or a text field of the object ({@code valueRef}
+     * from {@code current}), copied only where it is set.
      */
     private static List<Step> template(JsonObject template, String field, List<AdmissionOperation> operations,
                                        KnownShape known) {
         String type = template.getString("type", "");
-        if (template.containsKey("valueRef")) {
-            throw new CannotConvert(field + ".valueRef: a value read from the object or another object is not"
-                    + " converted (only constant values are)");
-        }
         if (!type.equals("labels") && !type.equals("annotations")) {
             throw new CannotConvert(field + ".type: " + type + " templates are not converted (what kinitiras's"
                     + " rendered CUE writes depends on the object's containers, lists and quantities); only labels"
-                    + " and annotations with constant values are");
+                    + " and annotations are");
         }
-        OverrideTemplate.ConstantMapEdit edit = OverrideTemplate.parse(template, field).constantMapEdit()
-                .orElseThrow(() -> new CannotConvert(field + ": its value is read when the request comes, and only"
-                        + " constant values are converted"));
-        List<String> map = List.of("metadata", edit.map());
+        OverrideTemplate.MapEdit edit = OverrideTemplate.parse(template, field).mapEdit()
+                .orElseThrow(() -> new CannotConvert(field + ".valueRef.from: "
+                        + template.getJsonObject("valueRef").getString("from", "") + " data is fetched when the"
+                        + " request comes, which is not converted"));
         String mapPath = "/metadata/" + edit.map();
-        var creation = new Step(List.of("isUndefined($.metadata" + member(edit.map())
-                + ")"), operations, List.of(new PatchOperation(PatchOp.add, null, mapPath,
-                ValueTemplates.constant(JsonValue.EMPTY_JSON_OBJECT))), null, List.of());
+        var creation = new Step(List.of("isUndefined($.metadata" + member(edit.map()) + ")"), operations,
+                List.of(new PatchOperation(PatchOp.add, null, mapPath,
+                        ValueTemplates.constant(JsonValue.EMPTY_JSON_OBJECT))), null, List.of());
         // The map is an object now: created here, or ObjectMeta's map.
-        known.holdsObject(map);
+        known.holdsObject(List.of("metadata", edit.map()));
+        var match = new ArrayList<String>();
         var patch = new ArrayList<PatchOperation>();
         var writes = new ArrayList<List<String>>();
         for (JsonObject operation : edit.operations()) {
-            patch.add(operation(operation.getString("op"), operation.getString("path"),
-                    operation.getOrDefault("value", JsonValue.NULL), true, field, known, writes));
+            String op = operation.getString("op");
+            String path = operation.getString("path");
+            if (edit.copiesValueRef()) {
+                List<String> copied = copiedField(template.getJsonObject("valueRef"), field + ".valueRef");
+                match.add("isDefined(" + Selection.jsonpath(copied) + ")");
+                patch.add(operation(op, path, new Written(TEXT, "{{Target" + Selection.members(copied) + "}}"),
+                        true, field, known, writes));
+            } else {
+                JsonValue value = operation.getOrDefault("value", JsonValue.NULL);
+                patch.add(operation(op, path, new Written(value, ValueTemplates.constant(value)), true, field, known,
+                        writes));
+            }
         }
         return patch.isEmpty() ? List.of(creation)
-                : List.of(creation, new Step(List.of(), operations, patch, null, writes));
+                : List.of(creation, new Step(match, operations, patch, null, writes));
+    }
+
+    /** A {@code valueRef} of the object's own text field (kinitiras writes it as found, a string). */
+    private static List<String> copiedField(JsonObject valueRef, String field) {
+        if (!valueRef.getString("from", "").equals("current")) {
+            throw new CannotConvert(field + ".from: " + valueRef.getString("from", "") + " data is not converted (a"
+                    + " ModRule template reads the object)");
+        }
+        List<String> steps = ObjectPaths.steps(valueRef.getString("path", ""), field + ".path");
+        if (!ObjectPaths.holdsText(steps)) {
+            throw new CannotConvert(field + ".path: kinitiras writes the value as found (empty lists as null), which"
+                    + " a template gives the same only for text; only " + ObjectPaths.TEXT_FIELD_NAMES + " are"
+                    + " copied");
+        }
+        return steps;
+    }
+
+    /** What an operation writes: the value (or, for a copied field, a value of its type) and its ModRule template. */
+    private record Written(JsonValue shape, String template) {
     }
 
     /**
      * One JSON patch operation as kinitiras applies it, as a ModRule operation that does the same on every object
      * the rule meets, or why there is none. {@code removeIfPresent}: a template's remove, which its CUE makes only
-     * where the key is.
+     * where the key is; {@code value}: what add and replace write.
      */
-    private static PatchOperation operation(String op, String path, JsonValue value, boolean removeIfPresent,
+    private static PatchOperation operation(String op, String path, Written value, boolean removeIfPresent,
                                             String field, KnownShape known, List<List<String>> writes) {
         String[] split = path.split("/", -1);
         if (split.length < 2) {
@@ -157,7 +187,8 @@ final class OverrideRules {
         }
         boolean label = tokens.size() == 3 && tokens.subList(0, 2).equals(LABELS);
         // A label that is not a string makes kinitiras read no labels at all: as a write of every label.
-        writes.add(label && !op.equals("remove") && !(value instanceof JsonString) ? LABELS : List.copyOf(tokens));
+        writes.add(label && !op.equals("remove") && !(value.shape() instanceof JsonString) ? LABELS
+                : List.copyOf(tokens));
         if (op.equals("remove")) {
             if (!removeIfPresent && !known.isPresent(tokens)) {
                 throw new CannotConvert(field + ".path: " + path + ": kinitiras's remove fails, refusing the"
@@ -167,8 +198,8 @@ final class OverrideRules {
             known.forget(tokens);
             return new PatchOperation(PatchOp.remove, null, pointer.toString(), null);
         }
-        known.wrote(tokens, value);
-        return new PatchOperation(PatchOp.add, null, pointer.toString(), ValueTemplates.constant(value));
+        known.wrote(tokens, value.shape());
+        return new PatchOperation(PatchOp.add, null, pointer.toString(), value.template());
     }
 
     private static String pointer(List<String> tokens) {

@@ -145,7 +145,12 @@ record Selection(String expression, List<List<String>> reads, KnownShape known) 
 
     /** {@code $.a.b["c-d"]}. */
     static String jsonpath(List<String> path) {
-        var out = new StringBuilder("$");
+        return "$" + members(path);
+    }
+
+    /** {@code .a.b["c-d"]}: the member steps as JSONPath and Mustache paths both write them. */
+    static String members(List<String> path) {
+        var out = new StringBuilder();
         path.forEach(step -> out.append(member(step)));
         return out.toString();
     }

@@ -10,7 +10,6 @@ import jakarta.json.JsonValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 import static io.remold.engine.convert.Jsonpath.list;
 import static io.remold.engine.convert.Jsonpath.literal;
@@ -24,15 +23,6 @@ import static io.remold.engine.convert.Jsonpath.literal;
 final class ValidateRules {
     private static final List<AdmissionOperation> ALL = List.of(AdmissionOperation.CREATE, AdmissionOperation.UPDATE,
             AdmissionOperation.DELETE);
-    /** A path part kinitiras's CUE reads as a field name (not an index, not a keyword, not hidden). */
-    private static final Pattern PLAIN_PART = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
-    private static final Set<String> CUE_KEYWORDS = Set.of("for", "in", "if", "let", "true", "false", "null",
-            "import", "package", "div", "mod", "quo", "rem");
-    /** Fields the API server's ObjectMeta (and TypeMeta) hold as text, and its maps of text. */
-    private static final Set<List<String>> STRING_FIELDS = Set.of(List.of("apiVersion"), List.of("kind"),
-            List.of("metadata", "name"), List.of("metadata", "namespace"), List.of("metadata", "generateName"));
-    private static final Set<List<String>> STRING_MAPS = Set.of(List.of("metadata", "labels"),
-            List.of("metadata", "annotations"));
     private static final Set<String> CONSTANT_KINDS = Set.of("string", "integer", "float", "boolean", "stringSlice",
             "integerSlice", "floatSlice", "stringMap");
 
@@ -72,7 +62,7 @@ final class ValidateRules {
             throw new CannotConvert(field + ".dataRef.from: " + dataRef.getString("from", "")
                     + " data is not converted (a Reject rule sees only the object)");
         }
-        List<String> steps = steps(dataRef.getString("path", ""), field + ".dataRef.path");
+        List<String> steps = ObjectPaths.steps(dataRef.getString("path", ""), field + ".dataRef.path");
         String data = Selection.jsonpath(steps);
         String cond = condition.getString("cond", "");
         String hit = switch (cond) {
@@ -113,10 +103,10 @@ final class ValidateRules {
      * text with text; elsewhere a value of another type fails kinitiras's evaluation, which a match item cannot do.
      */
     private static String comparedText(JsonObject condition, String field, List<String> data, String cond) {
-        if (!STRING_FIELDS.contains(data) && !(data.size() == 3 && STRING_MAPS.contains(data.subList(0, 2)))) {
+        if (!ObjectPaths.holdsText(data)) {
             throw new CannotConvert(field + ".dataRef.path: " + cond + " on a field that may hold another type than"
-                    + " text fails kinitiras's evaluation there, which a match item cannot do; only the name,"
-                    + " namespace, generateName, labels, annotations, apiVersion and kind are compared");
+                    + " text fails kinitiras's evaluation there, which a match item cannot do; only "
+                    + ObjectPaths.TEXT_FIELD_NAMES + " are compared");
         }
         if (condition.containsKey("valueProcess")) {
             throw new CannotConvert(field + ".valueProcess: a processed value is not converted");
@@ -125,24 +115,5 @@ final class ValidateRules {
             throw new CannotConvert(field + ".value: only a string value is converted for " + cond);
         }
         return text.getString();
-    }
-
-    /**
-     * A {@code dataRef} path as the JSONPath of the same member: a path of plain field names after a leading
-     * {@code /} (kinitiras's CUE reads digits as an index, a dot as a further step, other forms as CUE text).
-     */
-    private static List<String> steps(String path, String field) {
-        if (!path.startsWith("/")) {
-            throw new CannotConvert(field + ": \"" + path + "\" is read as CUE text; only /a/b paths are converted");
-        }
-        var steps = new ArrayList<String>();
-        for (String part : path.substring(1).split("/", -1)) {
-            if (!PLAIN_PART.matcher(part).matches() || CUE_KEYWORDS.contains(part)) {
-                throw new CannotConvert(field + ": the part \"" + part + "\" of " + path + " is not a plain field"
-                        + " name (kinitiras's CUE reads digits as an index, a dot as a further step)");
-            }
-            steps.add(part);
-        }
-        return steps;
     }
 }

@@ -63,18 +63,19 @@ record MetadataRule(String map, String op, String key, Source source) implements
         return new MetadataRule(map, op, key, source);
     }
 
-    /** The operations on the map's keys when they do not depend on the request; empty for a valueRef. */
-    Optional<List<JsonObject>> constantOperations() {
+    /** Its operations on the map's keys, without a value where it writes what its valueRef finds. */
+    OverrideTemplate.MapEdit edit() {
         String base = "/metadata/" + map;
         if (op.equals("remove")) {
-            return Optional.of(List.of(Patch.of("remove", base + "/" + key)));
+            return new OverrideTemplate.MapEdit(map, List.of(Patch.of("remove", base + "/" + key)), false);
         }
         return switch (source) {
-            case Printed p -> Optional.of(List.of(Patch.of(op, base + "/" + key, p.text())));
-            case Entries e -> Optional.of(e.entries().entrySet().stream()
-                    .map(entry -> Patch.of(op, base + "/" + entry.getKey(), entry.getValue())).toList());
-            case Referenced r -> Optional.empty();
-            case Nothing n -> Optional.of(List.of());
+            case Printed p -> new OverrideTemplate.MapEdit(map, List.of(Patch.of(op, base + "/" + key, p.text())),
+                    false);
+            case Entries e -> new OverrideTemplate.MapEdit(map, e.entries().entrySet().stream()
+                    .map(entry -> Patch.of(op, base + "/" + entry.getKey(), entry.getValue())).toList(), false);
+            case Referenced r -> new OverrideTemplate.MapEdit(map, List.of(Patch.of(op, base + "/" + key)), true);
+            case Nothing n -> new OverrideTemplate.MapEdit(map, List.of(), false);
         };
     }
 

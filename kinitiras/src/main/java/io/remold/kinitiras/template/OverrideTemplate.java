@@ -50,23 +50,25 @@ public final class OverrideTemplate implements Overrider {
     }
 
     /**
-     * A {@code labels} or {@code annotations} template that reads nothing (a constant {@code value}, or {@code
-     * remove}): what {@code remold convert} needs to write it as a ModRule; empty for any other template.
+     * A {@code labels} or {@code annotations} template that fetches nothing (a constant {@code value}, {@code remove},
+     * or a {@code valueRef} of the object itself): what {@code remold convert} needs to write it as ModRules; empty
+     * for any other template.
      */
-    public Optional<ConstantMapEdit> constantMapEdit() {
+    public Optional<MapEdit> mapEdit() {
         if (fetched.isPresent() || !(rule instanceof MetadataRule m)) {
             return Optional.empty();
         }
-        return m.constantOperations().map(ops -> new ConstantMapEdit(m.map(), ops));
+        return Optional.of(m.edit());
     }
 
     /**
      * The map a labels or annotations template writes ({@code labels}, {@code annotations}), which it first creates
      * as {@code {}} when the object has none, then its operations on the map's keys, as JSON patch operations, in
-     * order; a {@code remove} removes the key only where it is present.
+     * order; a {@code remove} removes the key only where it is present. With {@code copiesValueRef} the one operation
+     * has no value: it writes what the {@code valueRef} finds, and only where it finds something.
      */
-    public record ConstantMapEdit(String map, List<JsonObject> operations) {
-        public ConstantMapEdit {
+    public record MapEdit(String map, List<JsonObject> operations, boolean copiesValueRef) {
+        public MapEdit {
             operations = List.copyOf(operations);
         }
     }
