@@ -268,6 +268,17 @@ class PolicyConversionTest {
                               path: tier
                               valueRef: {from: current, path: /metadata/labels/tier}
                         """), Map.of("ClusterOverridePolicy/a", "4 rules")),
+                new Row("a copy is written only where its field is set: a later remove may fail", cluster("a", """
+                        overrideRules:
+                        - overriders:
+                            template:
+                              type: labels
+                              operation: add
+                              path: x
+                              valueRef: {from: current, path: /metadata/labels/tier}
+                            plaintext: [{op: remove, path: /metadata/labels/x}]
+                        """), Map.of("ClusterOverridePolicy/a", "plaintext[0].path: /metadata/labels/x: kinitiras's"
+                        + " remove fails")),
                 new Row("copies that do not convert: old data, a field of any type", namespaced("a", "team-a", """
                         overrideRules:
                         - overriders:

@@ -31,9 +31,11 @@ import static io.remold.engine.convert.Jsonpath.pointerToken;
  * kinitiras's {@code add} and {@code replace} both do) or {@code remove}.
  */
 final class OverrideRules {
-    /** Tokens a ModRule path reads otherwise than as a member's key: list indices, appends, placeholders, key steps. */
+    /** Why a {@code cue} form, overriding or validating, is refused. */
+    static final String CUE_NEVER = "CUE is never converted (a ModRule has no equivalent of a CUE program)";
     private static final List<String> LABELS = List.of("metadata", "labels");
     private static final JsonString TEXT = Json.createValue("");
+    /** Tokens a ModRule path reads otherwise than as a member's key: list indices, appends, placeholders, key steps. */
     private static final Pattern SPECIAL_TOKEN = Pattern.compile("-|-?[0-9]+|.*#[0-9].*|\\[.*=.*]|");
 
     private OverrideRules() {
@@ -65,8 +67,7 @@ final class OverrideRules {
             steps.addAll(template(template, field + ".template", operations, known));
         }
         if (!overriders.getString("cue", "").isEmpty()) {
-            throw new CannotConvert(field + ".cue: CUE is never converted (a ModRule has no equivalent of a CUE"
-                    + " program)");
+            throw new CannotConvert(field + ".cue: " + CUE_NEVER);
         }
         if (overriders.get("origin") instanceof JsonArray origin) {
             // With an origin list, even an empty one, kinitiras ignores plaintext.
@@ -84,7 +85,7 @@ final class OverrideRules {
                 String at = field + ".plaintext[" + i + "]";
                 JsonValue value = operation.getOrDefault("value", JsonValue.NULL);
                 patch.add(operation(operation.getString("op"), operation.getString("path", ""),
-                        new Written(value, ValueTemplates.constant(value)), false, at, known, writes));
+                        new Written(value, ValueTemplates.constant(value), true), false, at, known, writes));
             }
             steps.add(new Step(List.of(), operations, patch, null, writes));
         }
@@ -124,12 +125,12 @@ final class OverrideRules {
             if (edit.copiesValueRef()) {
                 List<String> copied = copiedField(template.getJsonObject("valueRef"), field + ".valueRef");
                 match.add("isDefined(" + Selection.jsonpath(copied) + ")");
-                patch.add(operation(op, path, new Written(TEXT, "{{Target" + Selection.members(copied) + "}}"),
-                        true, field, known, writes));
+                patch.add(operation(op, path, new Written(TEXT, "{{Target" + Selection.members(copied) + "}}",
+                        false), true, field, known, writes));
             } else {
                 JsonValue value = operation.getOrDefault("value", JsonValue.NULL);
-                patch.add(operation(op, path, new Written(value, ValueTemplates.constant(value)), true, field, known,
-                        writes));
+                patch.add(operation(op, path, new Written(value, ValueTemplates.constant(value), true), true, field,
+                        known, writes));
             }
         }
         return patch.isEmpty() ? List.of(creation)
@@ -151,8 +152,11 @@ final class OverrideRules {
         return steps;
     }
 
-    /** What an operation writes: the value (or, for a copied field, a value of its type) and its ModRule template. */
-    private record Written(JsonValue shape, String template) {
+    /**
+     * What an operation writes: the value (for a copied field, a value of its type), its ModRule template, and whether
+     * it is certain to be written (a copy is written only where the field is set).
+     */
+    private record Written(JsonValue shape, String template, boolean certain) {
     }
 
     /**
@@ -198,7 +202,11 @@ final class OverrideRules {
             known.forget(tokens);
             return new PatchOperation(PatchOp.remove, null, pointer.toString(), null);
         }
-        known.wrote(tokens, value.shape());
+        if (value.certain()) {
+            known.wrote(tokens, value.shape());
+        } else {
+            known.forget(tokens);
+        }
         return new PatchOperation(PatchOp.add, null, pointer.toString(), value.template());
     }
 

@@ -17,8 +17,9 @@ import static io.remold.engine.convert.Jsonpath.literal;
 /**
  * The validate rules of a ClusterValidatePolicy as Reject steps: a {@code template} condition on the object
  * ({@code dataRef} from {@code current}) that a match item expresses exactly: {@code Exist}, {@code NotExist},
- * {@code In}/{@code NotIn} a {@code stringSlice}, and {@code Equal}/{@code NotEqual} a string on a text field. The refusal is the same (a ModRule lists every rule that refuses,
- * kinitiras the first); kinitiras's message is the rule's {@code rejectMessage}.
+ * {@code In}/{@code NotIn} a {@code stringSlice}, and {@code Equal}/{@code NotEqual} a string on a text field. The
+ * refusal is the same (a ModRule lists every rule that refuses, kinitiras the first); kinitiras's message is the
+ * rule's {@code rejectMessage}.
  */
 final class ValidateRules {
     private static final List<AdmissionOperation> ALL = List.of(AdmissionOperation.CREATE, AdmissionOperation.UPDATE,
@@ -36,8 +37,7 @@ final class ValidateRules {
             String field = "spec.validateRules[" + i + "]";
             JsonObject rule = rules.getJsonObject(i);
             if (!rule.getString("cue", "").isEmpty()) {
-                throw new CannotConvert(field + ".cue: CUE is never converted (a ModRule has no equivalent of a CUE"
-                        + " program)");
+                throw new CannotConvert(field + ".cue: " + OverrideRules.CUE_NEVER);
             }
             List<AdmissionOperation> operations = Operations.of(rule, field, ALL);
             if (operations.isEmpty() || !(rule.get("template") instanceof JsonObject template)
