@@ -43,8 +43,7 @@ class PolicyConversionTest {
     /** A cluster policy that labels every object {@code app: web}. */
     private static final String WRITES_APP_LABEL = cluster("a", """
             overrideRules:
-            - overriders:
-                template: {type: labels, operation: add, path: app, value: {string: web}}
+            - overriders: {template: {type: labels, operation: add, path: app, value: {string: web}}}
             """);
     private static final String SELECTS_APP_WEB = """
             resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
@@ -52,18 +51,16 @@ class PolicyConversionTest {
 
     static Stream<Row> rows() {
         return Stream.of(
-                new Row("labels template with a constant, on selected pods", cluster("a", """
-                        resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}]
+                new Row("labels templates with constants on selected pods, the last replacing the label selected on",
+                        cluster("a", SELECTS_APP_WEB + """
                         overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: replace, path: team, value: {string: blue}}
-                        """), Map.of("ClusterOverridePolicy/a", "2 rules")),
+                        - overriders: {template: {type: labels, operation: replace, path: team, value: {string: blue}}}
+                        - overriders: {template: {type: labels, operation: replace, path: app, value: {string: api}}}
+                        """), Map.of("ClusterOverridePolicy/a", "4 rules")),
                 new Row("annotations template: an integer printed as text, a remove, a stringMap", cluster("a", """
                         overrideRules:
-                        - overriders:
-                            template: {type: annotations, operation: add, path: count, value: {integer: 5}}
-                        - overriders:
-                            template: {type: annotations, operation: remove, path: note}
+                        - overriders: {template: {type: annotations, operation: add, path: count, value: {integer: 5}}}
+                        - overriders: {template: {type: annotations, operation: remove, path: note}}
                         - targetOperations: [UPDATE]
                           overriders:
                             template: {type: annotations, operation: add, path: x, value: {stringMap: {a: b, c: d}}}
@@ -91,8 +88,7 @@ class PolicyConversionTest {
                 new Row("a path's first segment is ignored", cluster("a", """
                         resourceSelectors: [{apiVersion: v1, kind: Pod, name: web}]
                         overrideRules:
-                        - overriders:
-                            plaintext: [{op: add, path: anything/metadata/labels, value: {only: this}}]
+                        - overriders: {plaintext: [{op: add, path: anything/metadata/labels, value: {only: this}}]}
                         """), Map.of("ClusterOverridePolicy/a", "1 rules")),
                 new Row("a field selector's matchFields and In", cluster("a", """
                         resourceSelectors:
@@ -102,14 +98,12 @@ class PolicyConversionTest {
                             matchFields: {spec.nodeName: n1}
                             matchExpressions: [{field: metadata.annotations.example.com/note, operator: In, value: [x, y]}]
                         overrideRules:
-                        - overriders:
-                            plaintext: [{op: add, path: /metadata/annotations/example.com~1note, value: z}]
+                        - overriders: {plaintext: [{op: add, path: /metadata/annotations/example.com~1note, value: z}]}
                         """), Map.of("ClusterOverridePolicy/a", "1 rules")),
                 new Row("an OverridePolicy changes its namespace's objects only", namespaced("b", "team-a", """
                         resourceSelectors: [{apiVersion: v1, kind: Pod, namespace: team-a}]
                         overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: add, path: tenant, value: {string: a}}
+                        - overriders: {template: {type: labels, operation: add, path: tenant, value: {string: a}}}
                         """), Map.of("OverridePolicy/team-a/b", "2 rules")),
                 new Row("a rule for DELETE only patches nothing; an empty origin list hides plaintext", cluster("a", """
                         overrideRules:
@@ -122,8 +116,7 @@ class PolicyConversionTest {
                         """), Map.of("ClusterOverridePolicy/a", "0 rules")),
                 new Row("add below a parent that may be missing", cluster("a", """
                         overrideRules:
-                        - overriders:
-                            plaintext: [{op: add, path: /metadata/labels/x, value: "1"}]
+                        - overriders: {plaintext: [{op: add, path: /metadata/labels/x, value: "1"}]}
                         """), Map.of("ClusterOverridePolicy/a", "spec.overrideRules[0].overriders.plaintext[0].path:"
                         + " /metadata/labels/x: kinitiras's add fails")),
                 new Row("remove of a member that may be missing", cluster("a", """
@@ -136,12 +129,10 @@ class PolicyConversionTest {
                         + " kinitiras's remove fails")),
                 new Row("a list index, the whole object", cluster("a", """
                         overrideRules:
-                        - overriders:
-                            plaintext: [{op: add, path: /metadata/0, value: 1}]
+                        - overriders: {plaintext: [{op: add, path: /metadata/0, value: 1}]}
                         """) + cluster("b", """
                           overrideRules:
-                          - overriders:
-                              plaintext: [{op: replace, path: "", value: {}}]
+                          - overriders: {plaintext: [{op: replace, path: "", value: {}}]}
                         """), Map.of("ClusterOverridePolicy/a", "the step \"0\" of /metadata/0",
                         "ClusterOverridePolicy/b", "path: \"\" has no step after a /")),
                 new Row("CUE, origin, other templates, valueRef, CONNECT: each its own reason", cluster("a", """
@@ -159,16 +150,11 @@ class PolicyConversionTest {
                             origin: [{type: labels, operation: add, value: {a: b}}]
                         """) + namespaced("r", "team-a", """
                         overrideRules:
-                        - overriders:
-                            template: {type: resources, operation: add, value: {resources: {limits: {cpu: "1"}}}}
+                        - overriders: {template: {type: resources, operation: add, value: {resources: {limits: {cpu: "1"}}}}}
                         """) + namespaced("s", "team-a", """
                         overrideRules:
-                        - overriders:
-                            template:
-                              type: labels
-                              operation: add
-                              path: x
-                              valueRef: {from: current, path: /metadata/name}
+                        - overriders: {template: {type: labels, operation: add, path: x,
+                            valueRef: {from: current, path: /metadata/name}}}
                         """), Map.of("ClusterOverridePolicy/a", "overriders.cue: CUE is never converted",
                         "ClusterValidatePolicy/v", "targetOperations: CONNECT",
                         "OverridePolicy/team-a/o", "overriders.origin: origin overriders are not converted",
@@ -176,8 +162,7 @@ class PolicyConversionTest {
                         "OverridePolicy/team-a/s", "it follows ClusterOverridePolicy/a")),
                 new Row("a cluster policy writes what a later one selects on: neither converts (the later one would run after it)", WRITES_APP_LABEL + cluster("b", SELECTS_APP_WEB + """
                         overrideRules:
-                        - overriders:
-                            template: {type: annotations, operation: add, path: x, value: {string: y}}
+                        - overriders: {template: {type: annotations, operation: add, path: x, value: {string: y}}}
                         """), Map.of("ClusterOverridePolicy/a", "ClusterOverridePolicy/a writes what the"
                         + " resourceSelectors of ClusterOverridePolicy/b read", "ClusterOverridePolicy/b",
                         "ClusterOverridePolicy/a writes what the resourceSelectors of ClusterOverridePolicy/b read")),
@@ -189,84 +174,54 @@ class PolicyConversionTest {
                         "ClusterOverridePolicy/b", "CUE is never converted")),
                 new Row("a cluster policy's writes do not stop an OverridePolicy selected after them", WRITES_APP_LABEL + namespaced("b", "team-a", SELECTS_APP_WEB + """
                         overrideRules:
-                        - overriders:
-                            template: {type: annotations, operation: add, path: x, value: {string: y}}
+                        - overriders: {template: {type: annotations, operation: add, path: x, value: {string: y}}}
                         """), Map.of("ClusterOverridePolicy/a", "2 rules", "OverridePolicy/team-a/b", "2 rules")),
                 new Row("a policy's own form writes what it selects on", cluster("a", """
                         resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchExpressions: [{key: app, operator: NotIn, values: [api]}]}}]
                         overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: add, path: app, value: {string: api}}
-                        - overriders:
-                            template: {type: annotations, operation: add, path: x, value: {string: y}}
+                        - overriders: {template: {type: labels, operation: add, path: app, value: {string: api}}}
+                        - overriders: {template: {type: annotations, operation: add, path: x, value: {string: y}}}
                         """), Map.of("ClusterOverridePolicy/a", "a form writes what its resourceSelectors read")),
                 new Row("field selectors that hold where kinitiras finds no string", cluster("a", """
                         resourceSelectors:
                         - {apiVersion: v1, kind: Pod, fieldSelector: {matchExpressions: [{field: spec.nodeName, operator: NotIn, value: [n1]}]}}
                         overrideRules:
-                        - overriders:
-                            template: {type: annotations, operation: add, path: x, value: {string: y}}
+                        - overriders: {template: {type: annotations, operation: add, path: x, value: {string: y}}}
                         """), Map.of("ClusterOverridePolicy/a", "fieldSelector.matchExpressions[0].operator: NotIn")),
                 new Row("validate conditions a match item expresses", validate("v", """
                         resourceSelectors: [{apiVersion: v1, kind: Pod}]
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: NotIn, dataRef: {from: current, path: /metadata/labels/app}, message: bad app, value: {stringSlice: [web, api]}}
+                        - template: {type: condition, condition: {cond: NotIn, dataRef: {from: current, path: /metadata/labels/app}, message: bad app, value: {stringSlice: [web, api]}}}
                         - targetOperations: [DELETE]
                           template:
                             type: condition
                             condition: {cond: Exist, dataRef: {from: current, path: /metadata/annotations/note}, message: noted}
-                        - template:
-                            type: condition
-                            condition: {cond: NotExist, dataRef: {from: current, path: /spec/nodeName}, message: unscheduled}
-                        - template:
-                            type: condition
-                            condition: {cond: In, dataRef: {from: current, path: /metadata/labels/tier}, message: no db, value: {stringSlice: [db]}}
+                        - template: {type: condition, condition: {cond: NotExist, dataRef: {from: current, path: /spec/nodeName}, message: unscheduled}}
+                        - template: {type: condition, condition: {cond: In, dataRef: {from: current, path: /metadata/labels/tier}, message: no db, value: {stringSlice: [db]}}}
                         - template: {type: condition}
-                        - template:
-                            type: condition
-                            condition: {cond: Equal, dataRef: {from: current, path: /metadata/labels/team}, message: red, value: {string: red}}
-                        - template:
-                            type: condition
-                            condition: {cond: NotEqual, dataRef: {from: current, path: /metadata/namespace}, message: not a, value: {string: team-a}}
+                        - template: {type: condition, condition: {cond: Equal, dataRef: {from: current, path: /metadata/labels/team}, message: red, value: {string: red}}}
+                        - template: {type: condition, condition: {cond: NotEqual, dataRef: {from: current, path: /metadata/namespace}, message: not a, value: {string: team-a}}}
                         """), Map.of("ClusterValidatePolicy/v", "6 rules")),
                 new Row("validate conditions on values that are not strings: a list, a null, a number", validate("v", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: In, dataRef: {from: current, path: /spec/tags}, message: tagged, value: {stringSlice: [web]}}
+                        - template: {type: condition, condition: {cond: In, dataRef: {from: current, path: /spec/tags}, message: tagged, value: {stringSlice: [web]}}}
                         """) + validate("w", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: NotIn, dataRef: {from: current, path: /spec/tags}, message: untagged, value: {stringSlice: [x]}}
+                        - template: {type: condition, condition: {cond: NotIn, dataRef: {from: current, path: /spec/tags}, message: untagged, value: {stringSlice: [x]}}}
                         """) + validate("x", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Exist, dataRef: {from: current, path: /spec/nodeName}, message: null is there}
+                        - template: {type: condition, condition: {cond: Exist, dataRef: {from: current, path: /spec/nodeName}, message: null is there}}
                         """) + validate("y", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: In, dataRef: {from: current, path: /spec/count}, message: five, value: {stringSlice: ["5"]}}
+                        - template: {type: condition, condition: {cond: In, dataRef: {from: current, path: /spec/count}, message: five, value: {stringSlice: ["5"]}}}
                         """), Map.of("ClusterValidatePolicy/v", "1 rules", "ClusterValidatePolicy/w", "1 rules",
                         "ClusterValidatePolicy/x", "1 rules", "ClusterValidatePolicy/y", "1 rules")),
                 new Row("labels and annotations copied from the object's text fields, where set", cluster("a", """
                         overrideRules:
-                        - overriders:
-                            template:
-                              type: labels
-                              operation: add
-                              path: copied-name
-                              valueRef: {from: current, path: /metadata/name}
-                        - overriders:
-                            template:
-                              type: annotations
-                              operation: replace
-                              path: tier
-                              valueRef: {from: current, path: /metadata/labels/tier}
+                        - overriders: {template: {type: labels, operation: add, path: copied-name,
+                            valueRef: {from: current, path: /metadata/name}}}
+                        - overriders: {template: {type: annotations, operation: replace, path: tier,
+                            valueRef: {from: current, path: /metadata/labels/tier}}}
                         """), Map.of("ClusterOverridePolicy/a", "4 rules")),
                 new Row("a copy is written only where its field is set: a later remove may fail", cluster("a", """
                         overrideRules:
@@ -281,71 +236,40 @@ class PolicyConversionTest {
                         + " remove fails")),
                 new Row("copies that do not convert: old data, a field of any type", namespaced("a", "team-a", """
                         overrideRules:
-                        - overriders:
-                            template:
-                              type: labels
-                              operation: add
-                              path: x
-                              valueRef: {from: old, path: /metadata/name}
+                        - overriders: {template: {type: labels, operation: add, path: x,
+                            valueRef: {from: old, path: /metadata/name}}}
                         """) + namespaced("a", "team-b", """
                         overrideRules:
-                        - overriders:
-                            template:
-                              type: labels
-                              operation: add
-                              path: x
-                              valueRef: {from: current, path: /spec/nodeName}
+                        - overriders: {template: {type: labels, operation: add, path: x,
+                            valueRef: {from: current, path: /spec/nodeName}}}
                         """) + namespaced("a", "team-c", """
                         overrideRules:
-                        - overriders:
-                            template:
-                              type: labels
-                              operation: add
-                              path: x
-                              valueRef: {from: k8s, path: /data/x, k8s: {apiVersion: v1, kind: ConfigMap, name: c}}
+                        - overriders: {template: {type: labels, operation: add, path: x,
+                            valueRef: {from: k8s, path: /data/x, k8s: {apiVersion: v1, kind: ConfigMap, name: c}}}}
                         """), Map.of("OverridePolicy/team-a/a", "valueRef.from: old data is not converted",
                         "OverridePolicy/team-b/a", "valueRef.path: kinitiras writes the value as found",
                         "OverridePolicy/team-c/a", "valueRef.from: k8s data is fetched when the request comes")),
-                new Row("a template replaces the label its policy selected on", cluster("a", SELECTS_APP_WEB + """
-                        overrideRules:
-                        - overriders:
-                            template: {type: labels, operation: replace, path: app, value: {string: api}}
-                        """), Map.of("ClusterOverridePolicy/a", "2 rules")),
                 new Row("validate conditions that do not convert", validate("e", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Equal, dataRef: {from: current, path: /spec/nodeName}, message: m, value: {string: n1}}
+                        - template: {type: condition, condition: {cond: Equal, dataRef: {from: current, path: /spec/nodeName}, message: m, value: {string: n1}}}
                         """) + validate("g", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Gt, dataRef: {from: current, path: /metadata/name}, message: m, value: {string: a}}
+                        - template: {type: condition, condition: {cond: Gt, dataRef: {from: current, path: /metadata/name}, message: m, value: {string: a}}}
                         """) + validate("i", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Equal, dataRef: {from: current, path: /metadata/name}, message: m, value: {integer: 1}}
+                        - template: {type: condition, condition: {cond: Equal, dataRef: {from: current, path: /metadata/name}, message: m, value: {integer: 1}}}
                         """) + validate("o", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Exist, dataRef: {from: old, path: /metadata/name}, message: m}
+                        - template: {type: condition, condition: {cond: Exist, dataRef: {from: old, path: /metadata/name}, message: m}}
                         """) + validate("a", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Exist, affectMode: allow, dataRef: {from: current, path: /metadata/name}, message: m}
+                        - template: {type: condition, condition: {cond: Exist, affectMode: allow, dataRef: {from: current, path: /metadata/name}, message: m}}
                         """) + validate("m", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Exist, dataRef: {from: current, path: /metadata/name}, message: "{{x}}"}
+                        - template: {type: condition, condition: {cond: Exist, dataRef: {from: current, path: /metadata/name}, message: "{{x}}"}}
                         """) + validate("p", """
                         validateRules:
-                        - template:
-                            type: condition
-                            condition: {cond: Exist, dataRef: {from: current, path: /spec/containers/0}, message: m}
+                        - template: {type: condition, condition: {cond: Exist, dataRef: {from: current, path: /spec/containers/0}, message: m}}
                         """), Map.of("ClusterValidatePolicy/e", "Equal on a field that may hold another type than text",
                         "ClusterValidatePolicy/g", "cond: Gt orders as CUE does",
                         "ClusterValidatePolicy/i", "value: only a string value is converted for Equal",
@@ -391,14 +315,11 @@ class PolicyConversionTest {
                     plaintext: [{op: remove, path: /metadata/labels/app}]
                 """) + namespaced("b", "team-a", """
                 overrideRules:
-                - overriders:
-                    plaintext: [{op: add, path: /metadata/annotations, value: {k: v}}]
+                - overriders: {plaintext: [{op: add, path: /metadata/annotations, value: {k: v}}]}
                 """) + validate("v", """
                 resourceSelectors: [{apiVersion: v1, kind: Pod, name: web}]
                 validateRules:
-                - template:
-                    type: condition
-                    condition: {cond: NotExist, dataRef: {from: current, path: /metadata/labels/team}, message: no team}
+                - template: {type: condition, condition: {cond: NotExist, dataRef: {from: current, path: /metadata/labels/team}, message: no team}}
                 """);
         var sources = new ArrayList<PolicyConversion.Source>();
         for (JsonValue manifest : YamlJson.parse(policies, "policies")) {
