@@ -105,6 +105,11 @@ class PolicyConversionTest {
                         overrideRules:
                         - overriders: {template: {type: labels, operation: add, path: tenant, value: {string: a}}}
                         """), Map.of("OverridePolicy/team-a/b", "2 rules")),
+                new Row("an OverridePolicy in the system namespace", namespaced("b", "remold-system", """
+                        overrideRules:
+                        - overriders: {template: {type: labels, operation: add, path: system, value: {string: "yes"}}}
+                        """), Map.of("OverridePolicy/remold-system/b", "Remold's system namespace, where a ModRule also"
+                        + " applies to cluster-scoped objects")),
                 new Row("a rule for DELETE only patches nothing; an empty origin list hides plaintext", cluster("a", """
                         overrideRules:
                         - targetOperations: [DELETE]

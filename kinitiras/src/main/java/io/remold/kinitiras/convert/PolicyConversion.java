@@ -44,11 +44,15 @@ public final class PolicyConversion {
 
     /** One policy converted alone: its selection and steps, or why it has none. */
     private record Draft(Policy policy, Selection selection, List<Step> steps, String refusal) {
-        static Draft of(Source source) {
+        static Draft of(Source source, String systemNamespace) {
             Policy policy = source.policy();
             JsonObject spec = source.manifest().getJsonObject("spec");
             Selection selection = null;
             try {
+                if (systemNamespace.equals(policy.namespace())) {
+                    throw new CannotConvert("the policy is in " + systemNamespace + ", Remold's system namespace,"
+                            + " where a ModRule also applies to cluster-scoped objects");
+                }
                 selection = Selection.of(spec);
                 List<Step> steps = policy.kind() == Policy.Kind.ClusterValidatePolicy ? ValidateRules.steps(spec)
                         : OverrideRules.steps(spec, selection);
@@ -76,7 +80,7 @@ public final class PolicyConversion {
         var results = new LinkedHashMap<String, Conversion>();
         for (Source source : ordered) {
             if (source.policy().kind() != Policy.Kind.ClusterValidatePolicy) {
-                overrides.add(Draft.of(source));
+                overrides.add(Draft.of(source, systemNamespace));
             }
         }
         int tier = firstTier;
@@ -95,7 +99,7 @@ public final class PolicyConversion {
         }
         for (Source source : ordered) {
             if (source.policy().kind() == Policy.Kind.ClusterValidatePolicy) {
-                Draft draft = Draft.of(source);
+                Draft draft = Draft.of(source, systemNamespace);
                 results.put(draft.policy().id(), draft.refusal() != null ? new Conversion.Refused(draft.refusal())
                         : Conversion.checked(rules(draft, systemNamespace, 0)));
             }
