@@ -107,9 +107,7 @@ final class OverrideRules {
                     + " and annotations are");
         }
         OverrideTemplate.MapEdit edit = OverrideTemplate.parse(template, field).mapEdit()
-                .orElseThrow(() -> new CannotConvert(field + ".valueRef.from: "
-                        + template.getJsonObject("valueRef").getString("from", "") + " data is fetched when the"
-                        + " request comes, which is not converted"));
+                .orElseThrow(() -> new CannotConvert(fetched(template.getJsonObject("valueRef"), field)));
         String mapPath = "/metadata/" + edit.map();
         var creation = new Step(List.of("isUndefined($.metadata" + member(edit.map()) + ")"), operations,
                 List.of(new PatchOperation(PatchOp.add, null, mapPath,
@@ -135,6 +133,18 @@ final class OverrideRules {
         }
         return patch.isEmpty() ? List.of(creation)
                 : List.of(creation, new Step(match, operations, patch, null, writes));
+    }
+
+    /**
+     * Why a template that fetches its {@code valueRef} (which kinitiras does for every request, used or not) does not
+     * convert.
+     */
+    private static String fetched(JsonObject valueRef, String field) {
+        String from = valueRef.getString("from", "");
+        return field + ".valueRef.from: " + from + " data is fetched when the request comes, which is not converted: "
+                + (from.equals("http") ? "a ModRule has no http reference"
+                : "kinitiras refuses the request when the object is missing, a ModRule's reference can only skip or"
+                + " fail its rule");
     }
 
     /** A {@code valueRef} of the object's own text field (kinitiras writes it as found, a string). */
