@@ -90,16 +90,25 @@ class PolicyConversionTest {
                         overrideRules:
                         - overriders: {plaintext: [{op: add, path: anything/metadata/labels, value: {only: this}}]}
                         """), Map.of("ClusterOverridePolicy/a", "1 rules")),
-                new Row("a field selector's matchFields and In", cluster("a", """
+                new Row("a field selector's matchFields, In and Exists", cluster("a", """
                         resourceSelectors:
                         - apiVersion: v1
                           kind: Pod
                           fieldSelector:
                             matchFields: {spec.nodeName: n1}
-                            matchExpressions: [{field: metadata.annotations.example.com/note, operator: In, value: [x, y]}]
+                            matchExpressions:
+                            - {field: metadata.annotations.example.com/note, operator: In, value: [x, y]}
+                            - {field: metadata.labels.app, operator: Exists}
                         overrideRules:
                         - overriders: {plaintext: [{op: add, path: /metadata/annotations/example.com~1note, value: z}]}
                         """), Map.of("ClusterOverridePolicy/a", "1 rules")),
+                new Row("a field selector's Exists: a string, not a number or null", cluster("a", """
+                        resourceSelectors:
+                        - {apiVersion: v1, kind: Pod, fieldSelector: {matchExpressions: [{field: spec.count, operator: Exists}]}}
+                        - {apiVersion: v1, kind: Pod, fieldSelector: {matchExpressions: [{field: spec.nodeName, operator: Exists}]}}
+                        overrideRules:
+                        - overriders: {template: {type: annotations, operation: add, path: scheduled, value: {boolean: true}}}
+                        """), Map.of("ClusterOverridePolicy/a", "2 rules")),
                 new Row("an OverridePolicy changes its namespace's objects only", namespaced("b", "team-a", """
                         resourceSelectors: [{apiVersion: v1, kind: Pod, namespace: team-a}]
                         overrideRules:

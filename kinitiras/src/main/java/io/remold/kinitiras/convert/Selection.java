@@ -93,10 +93,10 @@ record Selection(String expression, List<List<String>> reads, KnownShape known) 
     }
 
     /**
-     * {@code matchFields} and {@code In}: the field is a string equal to (one of) the values; kinitiras's lookup
-     * fails, and the selector does not match, where a step is not an object or the value not a string, as the
-     * comparison fails here. The other operators hold where kinitiras's lookup fails or finds a non-string, which
-     * a match item cannot tell from a missing field.
+     * {@code matchFields}, {@code In} and {@code Exists}: the field is a string (equal to one of the values);
+     * kinitiras's lookup fails, and the selector does not match, where a step is not an object or the value not a
+     * string, as these items do not hold there. {@code NotIn} and {@code DoesNotExist} hold where the lookup finds
+     * nothing but not where it fails, which a match item cannot tell apart.
      */
     private static String fieldSelector(JsonObject selector, String field, List<List<String>> reads,
                                         KnownShape known) {
@@ -113,10 +113,10 @@ record Selection(String expression, List<List<String>> reads, KnownShape known) 
             for (int i = 0; i < expressions.size(); i++) {
                 JsonObject e = expressions.getJsonObject(i);
                 String operator = e.getString("operator", "");
-                if (!operator.equals("In")) {
+                if (!operator.equals("In") && !operator.equals("Exists")) {
                     throw new CannotConvert(field + ".matchExpressions[" + i + "].operator: " + operator
-                            + " holds where kinitiras finds a value that is not a string, which a match item cannot"
-                            + " tell from a missing field");
+                            + " holds where kinitiras finds nothing, but not where a step is not an object, which a"
+                            + " match item cannot tell apart");
                 }
                 List<String> path = fieldPath(e.getString("field", ""));
                 reads.add(path);
@@ -125,7 +125,9 @@ record Selection(String expression, List<List<String>> reads, KnownShape known) 
                         ? array.getValuesAs(JsonString.class).stream().map(JsonString::getString).toList()
                         : List.of();
                 String at = jsonpath(path);
-                terms.add(values.isEmpty() ? "false" : "(isDefined(" + at + ") && " + at + " in " + list(values) + ")");
+                // =~ "" holds exactly for a string
+                terms.add(operator.equals("Exists") ? "(" + at + " =~ \"\")"
+                        : values.isEmpty() ? "false" : "(isDefined(" + at + ") && " + at + " in " + list(values) + ")");
             }
         }
         return all(terms);
