@@ -15,7 +15,7 @@ import java.util.List;
  * never creates parents; {@code replace} of a missing member of an object adds it; negative list indices count from
  * the end; {@code replace} of the empty path replaces the document. Copy-on-write: the input is never changed.
  */
-final class GoJsonPatch {
+public final class GoJsonPatch {
     /**
      * Operations one form may make for one object: Remold's bound (kinitiras has none), as a ModRule's, so that a
      * tenant's policy cannot spend a request's time copying an object over and over.
@@ -221,7 +221,7 @@ final class GoJsonPatch {
     }
 
     /** RFC 6901: {@code ~1} is {@code /}, then {@code ~0} is {@code ~}, in one pass. */
-    private static String decode(String segment) {
+    public static String decode(String segment) {
         if (segment.indexOf('~') < 0) {
             return segment;
         }

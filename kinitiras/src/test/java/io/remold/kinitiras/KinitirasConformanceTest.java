@@ -272,10 +272,19 @@ class KinitirasConformanceTest {
 
     /** The request through an engine of the admitted policies: mutated, then the result validated. */
     private static Answer remold(JsonObject input, TreeMap<String, Policy> policies) {
-        Engine.Builder builder = Engine.builder().references(new ClusterObjects(input.containsKey("cluster")
-                ? input.getJsonArray("cluster").getValuesAs(JsonObject.class) : List.of()));
+        Engine.Builder builder = engineFor(input);
         FAMILY.compile(policies).stage().ifPresent(builder::stage);
-        Engine engine = builder.build();
+        return answer(input, builder.build());
+    }
+
+    /** An engine builder that reads the case's cluster objects. */
+    static Engine.Builder engineFor(JsonObject input) {
+        return Engine.builder().references(new ClusterObjects(input.containsKey("cluster")
+                ? input.getJsonArray("cluster").getValuesAs(JsonObject.class) : List.of()));
+    }
+
+    /** The case's request through {@code engine}: mutated, then the result validated. */
+    static Answer answer(JsonObject input, Engine engine) {
         AdmissionOperation operation = AdmissionOperation.valueOf(input.getString("operation"));
         JsonValue object = input.getOrDefault("object", JsonValue.NULL);
         JsonValue old = input.getOrDefault("oldObject", JsonValue.NULL);

@@ -7,10 +7,12 @@ import io.remold.api.YamlJson;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
 import io.remold.cli.eval.RuleFiles;
-import io.remold.gatekeeper.convert.Conversion;
+import io.remold.engine.convert.Conversion;
 import io.remold.gatekeeper.convert.MutatorConversion;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.gatekeeper.mutators.MutatorId;
+import io.remold.kinitiras.Policy;
+import io.remold.kinitiras.convert.PolicyConversion;
 import io.remold.rules.RuleDocuments;
 import jakarta.json.JsonObject;
 import jakarta.json.spi.JsonProvider;
@@ -27,8 +29,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code remold convert}: Gatekeeper mutators and KubeMod ModRules as equivalent {@code remold.io} ModRules on
- * stdout, and for each rule without an exact equivalent, why on stderr. {@code remold.io} rules pass unchanged.
+ * {@code remold convert}: Gatekeeper mutators, kinitiras policies and KubeMod ModRules as equivalent {@code
+ * remold.io} ModRules on stdout, and for each rule without an exact equivalent, why on stderr. {@code remold.io} rules pass unchanged.
  * Exit codes: 0 all converted, 2 usage or input error (as {@code eval}), 3 some rules not converted.
  */
 public final class ConvertCommand {
@@ -39,8 +41,9 @@ public final class ConvertCommand {
             usage: remold convert --rules PATH [--rules PATH ...] [--output yaml|json] [--first-tier N]
                                   [--system-namespace NS]
             Prints the rules as remold.io/v1beta1 ModRules: Gatekeeper mutators (each in its own executionTier from
-            --first-tier, default 1000, in Gatekeeper's order) and api.kubemod.io ModRules (kubemod-system becomes
-            --system-namespace, default remold-system); remold.io rules unchanged.
+            --first-tier, default 1000, in Gatekeeper's order), then kinitiras override policies (in kinitiras's
+            order) and validate policies, and api.kubemod.io ModRules (kubemod-system becomes --system-namespace,
+            default remold-system); remold.io rules unchanged.
             Exit codes: 0 all converted, 2 usage or input error, 3 some not converted (each named on stderr).""";
 
     private static final JsonProvider JSON = JsonProvider.provider();
@@ -148,21 +151,34 @@ public final class ConvertCommand {
         return refused == 0 ? CONVERTED : NOT_ALL_CONVERTED;
     }
 
-    /** Every entry's result, in input order; mutators take tiers in Gatekeeper's order. */
+    /**
+     * Every entry's result, in input order. Mutators take tiers in Gatekeeper's order, then kinitiras's override
+     * policies in kinitiras's order (the server runs kinitiras's policies after Gatekeeper's mutators).
+     */
     private static Map<RuleFiles.Located, Conversion> convert(List<RuleFiles.Located> entries, Options options) {
         var mutators = new ArrayList<MutatorConversion.Source>();
+        var policies = new ArrayList<PolicyConversion.Source>();
         for (RuleFiles.Located located : entries) {
-            if (located.entry() instanceof RuleDocuments.FamilyEntry<?> f && f.rule() instanceof Mutator m) {
-                mutators.add(new MutatorConversion.Source(m, f.manifest()));
+            if (located.entry() instanceof RuleDocuments.FamilyEntry<?> f) {
+                if (f.rule() instanceof Mutator m) {
+                    mutators.add(new MutatorConversion.Source(m, f.manifest()));
+                } else if (f.rule() instanceof Policy p) {
+                    policies.add(new PolicyConversion.Source(p, f.manifest()));
+                }
             }
         }
         Map<MutatorId, Conversion> converted = MutatorConversion.convert(mutators, options.systemNamespace(),
                 options.firstTier());
+        int nextTier = options.firstTier() + converted.values().stream()
+                .mapToInt(c -> c instanceof Conversion.Converted r ? r.rules().size() : 0).sum();
+        Map<String, Conversion> convertedPolicies = PolicyConversion.convert(policies, options.systemNamespace(),
+                nextTier);
         var results = new LinkedHashMap<RuleFiles.Located, Conversion>();
         for (RuleFiles.Located located : entries) {
             results.put(located, switch (located.entry()) {
                 case RuleDocuments.RuleEntry r -> KubeModRules.convert(r.rule(), options.systemNamespace());
                 case RuleDocuments.FamilyEntry<?> f when f.rule() instanceof Mutator m -> converted.get(m.id());
+                case RuleDocuments.FamilyEntry<?> f when f.rule() instanceof Policy p -> convertedPolicies.get(p.id());
                 case RuleDocuments.FamilyEntry<?> f -> new Conversion.Refused("a " + f.family().family().name()
                         + " rule has no ModRule form: it runs as it is");
             });

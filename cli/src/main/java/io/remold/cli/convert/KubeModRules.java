@@ -3,7 +3,7 @@ package io.remold.cli.convert;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleSpec;
 import io.remold.api.PatchOperation;
-import io.remold.gatekeeper.convert.Conversion;
+import io.remold.engine.convert.Conversion;
 import io.remold.templating.Templates;
 
 import java.util.List;

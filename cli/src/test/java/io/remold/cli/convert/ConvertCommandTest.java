@@ -24,8 +24,8 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
 /**
- * Golden files of {@code remold convert}: each folder of {@code examples/gatekeeper} and {@code
- * examples/kubemod-compat} holds {@code converted.yaml} (the expected output) or, for a mutator without an exact
+ * Golden files of {@code remold convert}: each folder of {@code examples/gatekeeper}, {@code examples/kinitiras}
+ * and {@code examples/kubemod-compat} holds {@code converted.yaml} (the expected output) or, for a mutator without an exact
  * ModRule form, {@code refused.txt} (the expected stderr, the file named {@code rule.yaml}). Where a conversion is
  * produced, the original and the converted rules are both evaluated on the example's input (a KubeMod rule on the
  * files of its {@code kubemod-readme} twin) and must give the same result.
@@ -46,6 +46,9 @@ class ConvertCommandTest {
         var out = new ArrayList<Example>();
         for (Path dir : ExamplesTest.folders(ExamplesTest.EXAMPLES.resolve("gatekeeper"))) {
             out.add(new Example("gatekeeper/" + dir.getFileName(), dir, dir));
+        }
+        for (Path dir : ExamplesTest.folders(ExamplesTest.EXAMPLES.resolve("kinitiras"))) {
+            out.add(new Example("kinitiras/" + dir.getFileName(), dir, dir));
         }
         for (Path dir : ExamplesTest.folders(ExamplesTest.EXAMPLES.resolve("kubemod-compat"))) {
             out.add(new Example("kubemod-compat/" + dir.getFileName(), dir,
@@ -191,6 +194,60 @@ class ConvertCommandTest {
                 + " spec.containers, which Assign/a-pull (earlier in Gatekeeper's order) reads"));
         assertThat(run.err(), containsString("Assign/b-containers: cannot convert:"));
         assertThat(run.out(), is(emptyString()));
+    }
+
+    /**
+     * kinitiras policies: the override policies that convert take tiers after the mutators, in kinitiras's order; one
+     * that does not is named with the field; and the converted rules patch the object as the policies do.
+     */
+    @Test
+    void convertsKinitirasPoliciesAndNamesWhatDoesNot() throws IOException {
+        Path rules = temp.resolve("kinitiras.yaml");
+        Files.writeString(rules, """
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: OverridePolicy, metadata: {name: tenant, namespace: shop},
+                  spec: {overrideRules: [{overriders: {template: {type: annotations, operation: add, path: tenant,
+                    value: {string: shop}}}}]}}
+                ---
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata: {name: team}, spec: {
+                  resourceSelectors: [{apiVersion: v1, kind: Pod, labelSelector: {matchLabels: {app: web}}}],
+                  overrideRules: [{overriders: {
+                    template: {type: labels, operation: replace, path: team, value: {string: blue}},
+                    plaintext: [{op: add, path: /metadata/labels/seen, value: "yes"}]}}]}}
+                ---
+                {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterValidatePolicy, metadata: {name: owner}, spec: {
+                  validateRules: [{template: {type: condition, condition: {cond: Equal, message: m,
+                    dataRef: {from: current, path: /spec/nodeName}, value: {string: x}}}}]}}
+                ---
+                {apiVersion: mutations.gatekeeper.sh/v1, kind: AssignMetadata, metadata: {name: team},
+                  spec: {location: metadata.labels.owner, parameters: {assign: {value: platform}}}}
+                """);
+        Run run = convert("--rules", rules.toString());
+        assertThat(run.exit(), is(ConvertCommand.NOT_ALL_CONVERTED));
+        assertThat(run.err(), equalTo("remold convert: " + rules + ": document 3: ClusterValidatePolicy/owner:"
+                + " cannot convert: spec.validateRules[0].template.condition.dataRef.path: Equal on a field that may"
+                + " hold another type than text fails kinitiras's evaluation there, which a match item cannot do;"
+                + " only the name, namespace, generateName, labels, annotations, apiVersion and kind are compared"
+                + System.lineSeparator()));
+        var names = new ArrayList<String>();
+        for (JsonValue rule : YamlJson.parse(run.out(), "output")) {
+            names.add(rule.asJsonObject().getJsonObject("metadata").getString("name") + " "
+                    + rule.asJsonObject().getJsonObject("spec").getInt("executionTier", 0));
+        }
+        assertThat(names, equalTo(List.of("overridepolicy-tenant-1 1004", "overridepolicy-tenant-2 1005",
+                "clusteroverridepolicy-team-1 1001", "clusteroverridepolicy-team-2 1002",
+                "clusteroverridepolicy-team-3 1003", "assignmetadata-team 1000")));
+
+        Path converted = temp.resolve("converted.yaml");
+        Files.writeString(converted, run.out());
+        Path input = temp.resolve("input.yaml");
+        Files.writeString(input, """
+                {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: shop, labels: {app: web}}, spec: {}}
+                """);
+        Run original = Run.of(EvalCommand::run, "--rules", rules.toString(), "--resource", input.toString());
+        Run again = Run.of(EvalCommand::run, "--rules", converted.toString(), "--resource", input.toString());
+        assertThat(again.exit(), is(original.exit()));
+        assertThat(data(again.out()), equalTo(data(original.out())));
+        assertThat(again.out(), containsString("tenant: shop"));
     }
 
     private static JsonValue data(String yaml) {

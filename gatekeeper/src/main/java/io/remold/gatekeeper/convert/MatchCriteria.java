@@ -1,5 +1,7 @@
 package io.remold.gatekeeper.convert;
 
+import io.remold.engine.convert.CannotConvert;
+import io.remold.engine.convert.LabelSelectors;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.MatchItem;
 import io.remold.gatekeeper.match.ApplyTo;
@@ -16,12 +18,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
-import static io.remold.gatekeeper.convert.Jsonpath.all;
-import static io.remold.gatekeeper.convert.Jsonpath.any;
-import static io.remold.gatekeeper.convert.Jsonpath.list;
-import static io.remold.gatekeeper.convert.Jsonpath.literal;
-import static io.remold.gatekeeper.convert.Jsonpath.member;
-import static io.remold.gatekeeper.convert.Jsonpath.quoteRegex;
+import static io.remold.engine.convert.Jsonpath.all;
+import static io.remold.engine.convert.Jsonpath.any;
+import static io.remold.engine.convert.Jsonpath.list;
+import static io.remold.engine.convert.Jsonpath.literal;
+import static io.remold.engine.convert.Jsonpath.quoteRegex;
 
 /**
  * A mutator's {@code applyTo} and {@code match} as ModRule match items: one boolean expression per criterion, each
@@ -73,16 +74,16 @@ final class MatchCriteria {
         }
         if (m.get("labelSelector") instanceof JsonObject selector) {
             requireValid("labelSelector", selector, false);
-            items.add(selector(selector, "$.metadata.labels"));
+            items.add(LabelSelectors.expression(selector, "$.metadata.labels"));
         }
         if (m.get("namespaceSelector") instanceof JsonObject selector) {
             requireValid("namespaceSelector", selector, true);
             // A namespaced object whose Namespace is unknown fails Gatekeeper's whole mutation; the rule just does
             // not apply there (docs/gatekeeper.md).
             items.add(any(List.of(
-                    all(List.of(IS_NAMESPACE, selector(selector, "$.metadata.labels"))),
+                    all(List.of(IS_NAMESPACE, LabelSelectors.expression(selector, "$.metadata.labels"))),
                     all(List.of("!" + IS_NAMESPACE, HAS_NAMESPACE_OBJECT,
-                            selector(selector, "$.syntheticRefs.namespace.metadata.labels"))),
+                            LabelSelectors.expression(selector, "$.syntheticRefs.namespace.metadata.labels"))),
                     all(List.of("!" + IS_NAMESPACE, "!" + HAS_NAMESPACE_OBJECT, "!" + HAS_NAMESPACE_FIELD)))));
         }
         String name = m.getString("name", "");
@@ -220,30 +221,6 @@ final class MatchCriteria {
         boolean trailing = glob.length() > (leading ? 1 : 0) && glob.endsWith("*");
         String core = glob.substring(leading ? 1 : 0, trailing ? glob.length() - 1 : glob.length());
         return (leading ? "" : "^") + quoteRegex(core) + (trailing ? "" : "$");
-    }
-
-    /** A Kubernetes label selector over the labels at {@code labels}: every requirement holds. */
-    private static String selector(JsonObject selector, String labels) {
-        var terms = new ArrayList<String>();
-        if (selector.get("matchLabels") instanceof JsonObject matchLabels) {
-            matchLabels.forEach((key, value) ->
-                    terms.add(labels + member(key) + " == " + literal(((JsonString) value).getString())));
-        }
-        if (selector.get("matchExpressions") instanceof JsonArray expressions) {
-            for (JsonValue value : expressions) {
-                JsonObject e = (JsonObject) value;
-                String label = labels + member(e.getString("key", ""));
-                List<String> values = strings(e, "values");
-                terms.add(switch (e.getString("operator", "")) {
-                    // Guarded: 'in' with a missing left side is no boolean.
-                    case "In" -> "(isDefined(" + label + ") && " + label + " in " + list(values) + ")";
-                    case "NotIn" -> "(isUndefined(" + label + ") || !(" + label + " in " + list(values) + "))";
-                    case "Exists" -> "isDefined(" + label + ")";
-                    default -> "isUndefined(" + label + ")";
-                });
-            }
-        }
-        return all(terms);
     }
 
     /**

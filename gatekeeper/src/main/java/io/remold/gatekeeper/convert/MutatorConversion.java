@@ -1,5 +1,7 @@
 package io.remold.gatekeeper.convert;
 
+import io.remold.engine.convert.CannotConvert;
+import io.remold.engine.convert.Conversion;
 import io.remold.api.ModRule;
 import io.remold.api.ModRuleSpec;
 import io.remold.gatekeeper.Gatekeeper;

@@ -6,14 +6,11 @@ import io.remold.api.ModRuleSpec;
 import io.remold.api.PatchOp;
 import io.remold.api.PatchOperation;
 import io.remold.api.RuleType;
-import io.remold.api.YamlJson;
+import io.remold.engine.convert.CannotConvert;
+import io.remold.engine.convert.ValueTemplates;
 import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.gatekeeper.path.Location;
 import io.remold.gatekeeper.path.PathNode;
-import io.remold.templating.TemplateContext;
-import io.remold.templating.TemplateException;
-import io.remold.templating.Templates;
-import io.remold.templating.ValueTemplate;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -26,10 +23,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
-import static io.remold.gatekeeper.convert.Jsonpath.all;
-import static io.remold.gatekeeper.convert.Jsonpath.literal;
-import static io.remold.gatekeeper.convert.Jsonpath.member;
-import static io.remold.gatekeeper.convert.Jsonpath.pointerToken;
+import static io.remold.engine.convert.Jsonpath.all;
+import static io.remold.engine.convert.Jsonpath.literal;
+import static io.remold.engine.convert.Jsonpath.member;
+import static io.remold.engine.convert.Jsonpath.pointerToken;
 
 /**
  * One Gatekeeper mutator as {@code remold.io} ModRules that change every object exactly as the mutator alone does,
@@ -49,8 +46,6 @@ final class MutatorRules {
     private static final String MUST_EXIST = "MustExist";
     private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("#[0-9]");
     private static final String MUST_NOT_EXIST = "MustNotExist";
-    private static final TemplateContext NO_CONTEXT = new TemplateContext(JsonValue.EMPTY_JSON_OBJECT, "", null,
-            List.of(), "CREATE", null);
 
     private MutatorRules() {
     }
@@ -88,7 +83,7 @@ final class MutatorRules {
                     if (prune) {
                         // Every equal item goes; a missing list stays missing.
                         rules.addAll(rules(systemNamespace, name, firstTier + rules.size(), criteria,
-                                Walk.walks(path, conditions), PatchOp.remove, constantValue(value)));
+                                Walk.walks(path, conditions), PatchOp.remove, ValueTemplates.constant(value)));
                         continue;
                     }
                     var withValue = copy(conditions);
@@ -97,7 +92,7 @@ final class MutatorRules {
                             p -> "(isUndefined(" + p + ") || !(" + value + " in " + p + "))", true));
                     rules.addAll(rules(systemNamespace, name, firstTier + rules.size(), criteria,
                             Walk.walks(path, withValue).stream().map(Walk::appending).toList(), PatchOp.add,
-                            constantValue(value)));
+                            ValueTemplates.constant(value)));
                 }
             }
             case "AssignImage" -> rules.addAll(rules(systemNamespace, base, firstTier, criteria,
@@ -261,26 +256,7 @@ final class MutatorRules {
             // Quoted: a string even when the field is missing (Gatekeeper assigns "").
             return "\"{{Target.metadata." + field.getString() + "}}\"";
         }
-        return constantValue(assign.get("value"));
-    }
-
-    /**
-     * A ModRule value (a YAML document with Mustache tags) that renders exactly {@code value}: its YAML form, or its
-     * JSON form, whichever reads back as the same value with no tag in it.
-     */
-    static String constantValue(JsonValue value) {
-        for (String text : List.of(YamlJson.toYaml(value).stripTrailing(), value.toString())) {
-            try {
-                ValueTemplate template = Templates.compileValue(text);
-                if (template.isConstant() && template.render(NO_CONTEXT).equals(value)) {
-                    return text;
-                }
-            } catch (TemplateException e) {
-                // try the next form
-            }
-        }
-        throw new CannotConvert("the value " + value + " has no ModRule value template that renders it exactly"
-                + " (its text reads as a template)");
+        return ValueTemplates.constant(assign.get("value"));
     }
 
     /** A condition on one node of the location, and whether it holds where that node does not exist. */

@@ -1,5 +1,6 @@
 package io.remold.gatekeeper.convert;
 
+import io.remold.engine.convert.Conversion;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
 import io.remold.api.YamlJson;

@@ -63,6 +63,22 @@ record MetadataRule(String map, String op, String key, Source source) implements
         return new MetadataRule(map, op, key, source);
     }
 
+    /** Its operations on the map's keys, without a value where it writes what its valueRef finds. */
+    OverrideTemplate.MapEdit edit() {
+        String base = "/metadata/" + map;
+        if (op.equals("remove")) {
+            return new OverrideTemplate.MapEdit(map, List.of(Patch.of("remove", base + "/" + key)), false);
+        }
+        return switch (source) {
+            case Printed p -> new OverrideTemplate.MapEdit(map, List.of(Patch.of(op, base + "/" + key, p.text())),
+                    false);
+            case Entries e -> new OverrideTemplate.MapEdit(map, e.entries().entrySet().stream()
+                    .map(entry -> Patch.of(op, base + "/" + entry.getKey(), entry.getValue())).toList(), false);
+            case Referenced r -> new OverrideTemplate.MapEdit(map, List.of(Patch.of(op, base + "/" + key)), true);
+            case Nothing n -> new OverrideTemplate.MapEdit(map, List.of(), false);
+        };
+    }
+
     @Override
     public List<JsonObject> patches(PolicyInput input, JsonValue fetched) {
         List<JsonObject> patches = new ArrayList<>();

@@ -59,6 +59,30 @@ public final class OverrideTemplate implements Overrider {
         return CueRendering.override(rule.cueImports(), bindings, rule.cueSteps());
     }
 
+    /**
+     * A {@code labels} or {@code annotations} template that fetches nothing (a constant {@code value}, {@code remove},
+     * or a {@code valueRef} of the object itself): what {@code remold convert} needs to write it as ModRules; empty
+     * for any other template.
+     */
+    public Optional<MapEdit> mapEdit() {
+        if (fetched.isPresent() || !(rule instanceof MetadataRule m)) {
+            return Optional.empty();
+        }
+        return Optional.of(m.edit());
+    }
+
+    /**
+     * The map a labels or annotations template writes ({@code labels}, {@code annotations}), which it first creates
+     * as {@code {}} when the object has none, then its operations on the map's keys, as JSON patch operations, in
+     * order; a {@code remove} removes the key only where it is present. With {@code copiesValueRef} the one operation
+     * has no value: it writes what the {@code valueRef} finds, and only where it finds something.
+     */
+    public record MapEdit(String map, List<JsonObject> operations, boolean copiesValueRef) {
+        public MapEdit {
+            operations = List.copyOf(operations);
+        }
+    }
+
     @Override
     public List<JsonObject> patches(PolicyInput input) throws PolicyEvaluationException {
         JsonValue data = fetched.isPresent() ? fetched.get().fetch(input) : null;

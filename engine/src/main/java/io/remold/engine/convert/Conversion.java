@@ -1,4 +1,4 @@
-package io.remold.gatekeeper.convert;
+package io.remold.engine.convert;
 
 import io.remold.api.ModRule;
 import io.remold.engine.Engine;
@@ -19,7 +19,7 @@ public sealed interface Conversion {
     }
 
     /** Converted, unless a rule does not compile: that is the converter's bug, so it is refused rather than printed. */
-    static Conversion checked(List<ModRule> rules) {
+    public static Conversion checked(List<ModRule> rules) {
         for (ModRule rule : rules) {
             RuleCompilation compilation = Engine.compile(rule);
             if (!compilation.ok()) {
