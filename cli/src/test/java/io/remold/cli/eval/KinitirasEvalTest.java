@@ -186,7 +186,50 @@ class KinitirasEvalTest {
                 "--http", "https://zones.example/lookup?v=1=" + body);
         assertThat(other.exit(), is(EvalCommand.REJECTED));
         assertThat(other.err(), containsString("OverridePolicy/default/refs: \"http valueRef https://attacker.example/:"
-                + " not allowed (no --http https://attacker.example/=FILE; eval never calls out)\""));
+                + " no answer (no --http https://attacker.example/=FILE; eval never calls out)\""));
+
+        // With the server's --allow-http-ref, eval answers as the server would: the URL under no prefix keeps the
+        // policy out of force (the server's Ready=False), one under a prefix is answered from its file.
+        var notInForce = evalOnAPod(policy.formatted("https://attacker.example/"), "--cluster", cluster.toString(),
+                "--http", "https://attacker.example/=" + body, "--allow-http-ref", "https://zones.example/lookup",
+                "--output", "json");
+        assertThat(notInForce.err(), notInForce.exit(), is(EvalCommand.ALLOWED));
+        assertThat(notInForce.err(), containsString("is not in force: spec.overrideRules[1].overriders.template"
+                + ".valueRef.http.url: http valueRef https://attacker.example/: not under a URL prefix the server"
+                + " allows (--allow-http-ref https://zones.example/lookup)"));
+        assertThat(ExamplesTest.yaml(notInForce.out()).asJsonObject().getJsonObject("metadata")
+                .getJsonObject("annotations"), is(ExamplesTest.yaml("{team: shop}")));
+        var allowed = evalOnAPod(policy.formatted("https://zones.example/lookup?v=1"), "--cluster", cluster.toString(),
+                "--http", "https://zones.example/lookup?v=1=" + body, "--allow-http-ref",
+                "http://other.example,https://zones.example/lookup", "--output", "json");
+        assertThat(allowed.err(), allowed.exit(), is(EvalCommand.ALLOWED));
+        assertThat(ExamplesTest.yaml(allowed.out()).asJsonObject().getJsonObject("metadata")
+                .getJsonObject("annotations").getString("zone"), is("eu-1"));
+    }
+
+    /** A URL known only at request time (CUE's) is checked then, against the same prefixes as the server's. */
+    @Test
+    void withAllowHttpRefACueUrlUnderNoPrefixFailsThePolicyAsInTheServer() throws IOException {
+        Path body = Files.createTempFile("name", ".json");
+        Files.writeString(body, "{\"name\": \"n1\"}");
+        var run = evalOnAPod("""
+                apiVersion: policy.kcloudlabs.io/v1alpha1
+                kind: ClusterOverridePolicy
+                metadata: {name: by-cue}
+                spec:
+                  overrideRules:
+                  - overriders:
+                      cue: |
+                        processing: http: {method: "GET", url: "http://names/?a=b"}
+                        patches: [{op: "add", path: "/metadata/annotations/name", value: processing.output.name}]
+                """, "--http", "http://names/?a=b=" + body, "--allow-http-ref", "http://names/api");
+        assertThat(run.exit(), is(EvalCommand.REJECTED));
+        assertThat(run.err(), containsString("http valueRef http://names/?a=b: not under a URL prefix the server"
+                + " allows (--allow-http-ref http://names/api)"));
+        var bad = evalOnAPod("{apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata:"
+                + " {name: none}, spec: {overrideRules: []}}", "--allow-http-ref", "http://user@names/");
+        assertThat(bad.exit(), is(2));
+        assertThat(bad.err(), containsString("--allow-http-ref http://user@names/: a URL with user info"));
     }
 
     /** CUE's {@code processing.http} task is answered by {@code --http} as an http valueRef is. */
