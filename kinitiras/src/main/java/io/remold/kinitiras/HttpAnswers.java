@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import jakarta.json.JsonValue;
 
 /**

@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.InvalidFieldException;
 import io.remold.api.YamlJson;

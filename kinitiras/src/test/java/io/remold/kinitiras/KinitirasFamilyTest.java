@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import io.remold.engine.Family;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;

@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import io.remold.api.Reference;
 import io.remold.engine.ReferenceException;
 import io.remold.engine.ReferenceQuery;

@@ -2,7 +2,7 @@ package io.remold.server;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.TenantScripts;
 import io.remold.server.log.LogFormat;
 

@@ -3,7 +3,7 @@ package io.remold.cli.eval;
 import io.remold.api.AdmissionOperation;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.TenantScripts;
 
 import java.nio.file.Path;

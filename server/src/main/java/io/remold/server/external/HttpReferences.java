@@ -1,7 +1,7 @@
 package io.remold.server.external;
 
 import io.remold.api.Provider;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.HttpAnswers;
 import io.remold.kinitiras.HttpCall;
 import io.remold.kinitiras.PolicyEvaluationException;

@@ -9,7 +9,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.Families;
 import io.remold.rules.TenantScripts;
 import io.remold.rules.RuleAssembly;

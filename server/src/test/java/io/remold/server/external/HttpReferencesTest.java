@@ -3,7 +3,7 @@ package io.remold.server.external;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.HttpAnswers;
 import io.remold.kinitiras.HttpCall;
 import io.remold.kinitiras.PolicyEvaluationException;

@@ -5,7 +5,7 @@ import io.remold.api.AdmissionOperation;
 import io.remold.api.YamlJson;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Family;
-import io.remold.kinitiras.AllowedUrls;
+import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasFamily;
 import io.remold.rules.Snapshot;
 import io.remold.server.rules.RuleStore;

@@ -1,4 +1,4 @@
-package io.remold.kinitiras;
+package io.remold.api;
 
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,4 +1,4 @@
-package io.remold.kinitiras;
+package io.remold.api;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
