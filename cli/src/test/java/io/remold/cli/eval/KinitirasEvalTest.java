@@ -207,12 +207,15 @@ class KinitirasEvalTest {
                 .getJsonObject("annotations").getString("zone"), is("eu-1"));
     }
 
-    /** A URL known only at request time (CUE's) is checked then, against the same prefixes as the server's. */
+    /**
+     * CUE's {@code processing.http} task is answered by {@code --http} as an http valueRef is; its URL, known only at
+     * request time, is checked then against {@code --allow-http-ref} as the server checks it.
+     */
     @Test
-    void withAllowHttpRefACueUrlUnderNoPrefixFailsThePolicyAsInTheServer() throws IOException {
+    void httpAnswersACueProcessingTaskUnderTheAllowedPrefixesOnly() throws IOException {
         Path body = Files.createTempFile("name", ".json");
         Files.writeString(body, "{\"name\": \"n1\"}");
-        var run = evalOnAPod("""
+        String policy = """
                 apiVersion: policy.kcloudlabs.io/v1alpha1
                 kind: ClusterOverridePolicy
                 metadata: {name: by-cue}
@@ -222,38 +225,20 @@ class KinitirasEvalTest {
                       cue: |
                         processing: http: {method: "GET", url: "http://names/?a=b"}
                         patches: [{op: "add", path: "/metadata/annotations/name", value: processing.output.name}]
-                """, "--http", "http://names/?a=b=" + body, "--allow-http-ref", "http://names/api");
-        assertThat(run.exit(), is(EvalCommand.REJECTED));
-        assertThat(run.err(), containsString("http valueRef http://names/?a=b: not under a URL prefix the server"
-                + " allows (--allow-http-ref http://names/api)"));
-        var bad = evalOnAPod("{apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata:"
-                + " {name: none}, spec: {overrideRules: []}}", "--allow-http-ref", "http://user@names/");
-        assertThat(bad.exit(), is(2));
-        assertThat(bad.err(), containsString("--allow-http-ref http://user@names/: a URL with user info"));
-    }
-
-    /** CUE's {@code processing.http} task is answered by {@code --http} as an http valueRef is. */
-    @Test
-    void httpAnswersACueProcessingTask() throws IOException {
-        Path body = Files.createTempFile("name", ".json");
-        Files.writeString(body, "{\"name\": \"n1\"}");
-        var run = evalOnAPod("""
-                apiVersion: policy.kcloudlabs.io/v1alpha1
-                kind: ClusterOverridePolicy
-                metadata: {name: by-cue}
-                spec:
-                  overrideRules:
-                  - overriders:
-                      cue: |
-                        processing: http: {method: "GET", url: "http://names/?a=b"}
-                        patches: [{op: "add", path: "/metadata/annotations/name", value: processing.output.name}]
-                """, "--http", "http://names/?a=b=" + body, "--output", "patch");
+                """;
+        var run = evalOnAPod(policy, "--http", "http://names/?a=b=" + body, "--output", "patch");
         assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
         assertThat(run.out().strip(), is("[\n  {\"op\":\"add\",\"path\":\"/metadata/annotations/name\",\"value\":\"n1\"}\n]"));
+
+        var elsewhere = evalOnAPod(policy, "--http", "http://names/?a=b=" + body, "--allow-http-ref",
+                "http://names/api");
+        assertThat(elsewhere.exit(), is(EvalCommand.REJECTED));
+        assertThat(elsewhere.err(), containsString("http valueRef http://names/?a=b: not under a URL prefix the"
+                + " server allows (--allow-http-ref http://names/api)"));
     }
 
     @Test
-    void httpNeedsAUrlAndAFile() throws IOException {
+    void httpNeedsAUrlAndAFileAndAllowedPrefixesAreUrls() throws IOException {
         String none = "{apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata: {name: none},"
                 + " spec: {overrideRules: []}}";
         for (String value : List.of("no-equals-sign", "=file.json")) {
@@ -265,6 +250,9 @@ class KinitirasEvalTest {
                 "https://x=/no/such/file.json");
         assertThat(missing.exit(), is(2));
         assertThat(missing.err(), containsString("--http https://x /no/such/file.json: cannot read"));
+        var prefix = evalOnAPod(none, "--allow-http-ref", "http://user@names/");
+        assertThat(prefix.exit(), is(2));
+        assertThat(prefix.err(), containsString("--allow-http-ref http://user@names/: a URL with user info"));
     }
 
     private static JsonObject labels(String yaml) {
