@@ -253,7 +253,7 @@ record InstallOptions(
                 allowHttpRef);
     }
 
-    /** URL prefixes as the server reads them ({@code none}: no prefix), refused here as the server would refuse them. */
+    /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */
     private static List<String> httpPrefixes(String value) throws UsageException {
         List<String> prefixes = "none".equals(value) ? List.of()
                 : java.util.Arrays.stream(value.split(",")).map(String::strip).filter(p -> !p.isEmpty()).toList();

@@ -104,7 +104,8 @@ class KinitirasFamilyTest {
         Policy validate = family.parse(Cases.yaml(READS_KINDS.formatted("ClusterValidatePolicy", """
                 validateRules: [{template: {type: condition, condition: {cond: Gte, message: m,
                   dataRef: {from: k8s, path: /spec/replicas, k8s: {apiVersion: apps/v1, kind: Deployment, name: d}},
-                  valueRef: {from: k8s, path: /data/min, k8s: {apiVersion: v1, kind: ConfigMap, name: limits}}}}}]""")));
+                  valueRef: {from: k8s, path: /data/min,
+                    k8s: {apiVersion: v1, kind: ConfigMap, name: limits}}}}}]""")));
         assertThat(family.referencedKinds(validate), is(java.util.Set.of(
                 new Family.ReferencedKind("apps/v1", "Deployment", true),
                 new Family.ReferencedKind("v1", "ConfigMap", true))));

@@ -113,7 +113,8 @@ public final class EvalCommand {
         // The script family runs on this host (seeded below), which this command closes.
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
-                new CompiledRules(), Families.create(() -> scripts, FileHttpAnswers.read(options.http(), options.allowHttpRef())));
+                new CompiledRules(), Families.create(() -> scripts,
+                FileHttpAnswers.read(options.http(), options.allowHttpRef())));
         try {
             if (scripts != null && options.state() != null) {
                 scripts.seed(manifest("--state", options.state()));

@@ -49,7 +49,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
     /** Every flag eval takes; docs/eval.md documents each (EvalCommandTest). */
     static final Set<String> FLAGS =
             Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref",
-                    "--cluster", "--http", "--allow-http-ref", "--state", "--external", "--kubemod-system-namespace", "--tenant-scripts", "--explain", "--help");
+                    "--cluster", "--http", "--allow-http-ref", "--state", "--external", "--kubemod-system-namespace",
+                    "--tenant-scripts", "--explain", "--help");
 
     /** Accepts {@code --flag value} and {@code --flag=value}; every problem names the argument and its position. */
     static EvalOptions parse(String[] args) {

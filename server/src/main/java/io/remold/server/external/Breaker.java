@@ -18,7 +18,7 @@ final class Breaker {
      */
     static final int FAILURES_TO_OPEN = 5;
     private final long openNanos;
-    /** What the refusal says, naming the service ({@code what}): never a call's own failure, which may echo another caller's keys. */
+    /** What the refusal says, naming the service: never a call's own failure, which may echo another caller's keys. */
     private final String failing;
     private int failuresInARow;
     private boolean open;

@@ -63,7 +63,8 @@ final class Exchanges {
      * cancelled after {@code timeout}. The turn is given back when the exchange completes, before what the caller
      * chains on the returned future runs. Building the request may throw: the exchange then fails.
      */
-    Optional<CompletableFuture<HttpResponse<byte[]>>> send(Supplier<HttpRequest> request, Duration timeout, long deadline) {
+    Optional<CompletableFuture<HttpResponse<byte[]>>> send(Supplier<HttpRequest> request, Duration timeout,
+                                                           long deadline) {
         boolean turn;
         try {
             turn = inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -39,8 +39,8 @@ import java.util.function.LongSupplier;
  * One Provider in force: its HTTPS client, its cache of answers and its circuit breaker. Each key has a slot holding
  * the answer to come (single flight: whoever finds a pending slot waits for it rather than asking again) and, once
  * answered, the answer and until when it holds; slots are kept in LRU order, at most {@code maxEntries} and
- * {@link #MAX_CACHE_BYTES}. Calls run on the client's executor, at most {@link Exchanges#MAX_CALLS_IN_FLIGHT} at once; a
- * caller waits on its own thread, at most until its deadline. Deadlines are {@link System#nanoTime}; cache and
+ * {@link #MAX_CACHE_BYTES}. Calls run on the client's executor, at most {@link Exchanges#MAX_CALLS_IN_FLIGHT} at
+ * once; a caller waits on its own thread, at most until its deadline. Deadlines are {@link System#nanoTime}; cache and
  * breaker times are {@code clock}'s (the same in production, a hand-moved clock in tests).
  */
 final class ProviderClient {
