@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.remold.api.AdmissionOperation;
 import io.remold.api.YamlJson;
 import io.remold.engine.AdmissionRequest;
+import io.remold.engine.Decision;
 import io.remold.engine.Family;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasFamily;
@@ -53,6 +54,11 @@ class KinitirasReferencesTest {
     private static final JsonObject POD = (JsonObject) YamlJson.parse(
             "{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: shop}}", "pod").getFirst();
 
+    private static JsonObject podWithService(String service) {
+        return (JsonObject) YamlJson.parse("{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: shop,"
+                + " annotations: {svc: '" + service + "'}}}", "pod").getFirst();
+    }
+
     /** Puts the manifest as a policy under {@code key}, as the cluster's rule sources do; why it was refused. */
     private static Optional<String> put(RuleStore store, String key, String manifest) {
         return put(store, kinitiras(store), key, manifest);
@@ -68,10 +74,18 @@ class KinitirasReferencesTest {
     }
 
     private static JsonValue tier(RuleStore store) {
-        JsonObject pod = store.engine().mutate(new AdmissionRequest(AdmissionOperation.CREATE, "shop", POD, null,
-                null, null, false)).result().asJsonObject();
+        return tier(store, POD);
+    }
+
+    private static JsonValue tier(RuleStore store, JsonObject object) {
+        JsonObject pod = mutate(store, object).result().asJsonObject();
         return pod.getJsonObject("metadata").getOrDefault("annotations", JsonValue.EMPTY_JSON_OBJECT).asJsonObject()
                 .getOrDefault("tier", JsonValue.NULL);
+    }
+
+    private static Decision mutate(RuleStore store, JsonObject object) {
+        return store.engine().mutate(new AdmissionRequest(AdmissionOperation.CREATE, "shop", object, null, null, null,
+                false));
     }
 
     @Test
@@ -138,6 +152,19 @@ class KinitirasReferencesTest {
                             + "/apix/tiers: not under a URL prefix the server allows (--allow-http-ref " + base
                             + "/api)"));
             assertThat(snapshots.getLast().disabled().size(), is(1));
+
+            // A host from the object can be checked only once the object is known: at every call.
+            put(store, "op/shop/allowed", POLICY.formatted("OverridePolicy", "allowed",
+                    http.formatted("http://{{metadata.annotations.svc}}/api/tiers")));
+            store.batch(sink -> { });
+            assertThat(snapshots.getLast().disabled().size(), is(1));
+            assertThat(tier(store, podWithService(base.substring("http://".length()))),
+                    is(jakarta.json.Json.createValue("pod=web")));
+            Decision elsewhere = mutate(store, podWithService("evil.example"));
+            assertThat(elsewhere.allowed(), is(false));
+            assertThat(elsewhere.rejections().toString(), containsString("http valueRef"
+                    + " http://evil.example/api/tiers?pod=web: not under a URL prefix the server allows"));
+            assertThat(calls.get(), is(2));
         } finally {
             service.stop(0);
         }
