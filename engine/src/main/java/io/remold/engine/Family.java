@@ -55,12 +55,32 @@ public interface Family<R> extends AutoCloseable {
         return List.of();
     }
 
+    /**
+     * The kinds the rule reads from the cluster while it runs (its references), so that their caches are started for
+     * it as for ModRules' {@code spec.references}, and so that a kind the server may not read keeps the rule out of
+     * force. None by default.
+     */
+    default Set<ReferencedKind> referencedKinds(R rule) {
+        return Set.of();
+    }
+
     /** The family's stage of a rule set (its rules by source key, sorted), created on the caller's thread. */
     Compiled compile(SortedMap<String, R> rules);
 
     /** Closes the family's runtime, if it made one. */
     @Override
     default void close() {
+    }
+
+    /**
+     * A kind a rule reads ({@code apiVersion}, {@code kind}), and whether the rule may read it in every namespace and
+     * cluster-scoped (an administrator's rule) or only in its own namespace.
+     */
+    record ReferencedKind(String apiVersion, String kind, boolean clusterWide) {
+        /** As the reference caches name a kind: {@code apiVersion kind}. */
+        public String key() {
+            return apiVersion + " " + kind;
+        }
     }
 
     /** A resource a family's rules are served as. */

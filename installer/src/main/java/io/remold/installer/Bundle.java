@@ -454,6 +454,9 @@ final class Bundle {
         if (!options.allowReferences().isEmpty()) {
             args.add("--allow-references=" + String.join(",", options.allowReferences()));
         }
+        if (!options.allowHttpRef().isEmpty()) {
+            args.add("--allow-http-ref=" + String.join(",", options.allowHttpRef()));
+        }
         if (options.kubemodCompat()) {
             // KubeMod's namespace label and node-reference annotation (found missing by the kind e2e)
             args.add("--kubemod-compat");

@@ -1,5 +1,6 @@
 package io.remold.installer;
 
+import io.remold.api.AllowedUrls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -51,7 +52,8 @@ record InstallOptions(
         byte[] clientCa,
         List<String> tenantScripts,
         boolean nodeAnnotations,
-        boolean kinitirasCompat) {
+        boolean kinitirasCompat,
+        List<String> allowHttpRef) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -115,6 +117,9 @@ record InstallOptions(
                                                OverridePolicy, ClusterOverridePolicy, ClusterValidatePolicy),
                                                let the server read them and validate them; raises the server's
                                                memory to %s for the CUE workers
+              --allow-http-ref P1,P2,...       URL prefixes (http or https, host, optional port and path)
+                                               kinitiras http valueRefs may call (default none: a policy with
+                                               one is not in force)
               --cert-manager                   let cert-manager issue the serving certificate instead of certgen
               --webhook-ingress-cidr C1,C2,... where the NetworkPolicy admits connections to the webhook port
                                                from: the API server's addresses (default anywhere; values per
@@ -144,7 +149,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false);
+                OPEN_INGRESS, null, List.of(), false, false, List.of());
     }
 
     boolean inCluster() {
@@ -161,7 +166,7 @@ record InstallOptions(
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
-                scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts;
+                scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
                 nodeAnnotations = false, kinitiras = false;
         for (int i = 0; i < args.size(); i++) {
@@ -184,7 +189,7 @@ record InstallOptions(
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
-                     "--client-ca-file", "--tenant-scripts" -> {
+                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -220,6 +225,7 @@ record InstallOptions(
                         case "--tenant-scripts" -> tenantScripts = "none".equals(value) ? List.of()
                                 : list(name, value, n -> n.equals("*") || DNS_LABEL.matcher(n).matches(),
                                 "namespace names, or * for all");
+                        case "--allow-http-ref" -> allowHttpRef = httpPrefixes(value);
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -243,7 +249,20 @@ record InstallOptions(
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
-                ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras);
+                ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
+                allowHttpRef);
+    }
+
+    /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */
+    private static List<String> httpPrefixes(String value) throws UsageException {
+        List<String> prefixes = "none".equals(value) ? List.of()
+                : java.util.Arrays.stream(value.split(",")).map(String::strip).filter(p -> !p.isEmpty()).toList();
+        try {
+            AllowedUrls.parse(prefixes);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("option " + e.getMessage());
+        }
+        return prefixes;
     }
 
     /** True when the webhook port is left open to any address (no --webhook-ingress-cidr). */

@@ -210,6 +210,18 @@ class InstallerTest {
         assertThat(run("--allow-references", "Config Maps").code(), is(2));
     }
 
+    @Test
+    void httpReferencePrefixesArePassedToTheServerAndRefusedHereAsTheServerRefusesThem() throws IOException {
+        assertThat(run().out(), not(containsString("--allow-http-ref")));
+        assertThat(run("--allow-http-ref", "http://rates.finance.svc:8080/api, https://config.team.svc").out(),
+                containsString("- --allow-http-ref=http://rates.finance.svc:8080/api,https://config.team.svc"));
+        assertThat(run("--allow-http-ref", "none").out(), not(containsString("--allow-http-ref")));
+        var refused = run("--allow-http-ref", "http://user@rates.finance.svc/");
+        assertThat(refused.code(), is(2));
+        assertThat(refused.err(), containsString("--allow-http-ref http://user@rates.finance.svc/: a URL with user"
+                + " info (before @) is not allowed"));
+    }
+
     private static V1ClusterRole serverRole(List<Object> objects) {
         return objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();

@@ -1,23 +1,33 @@
 package io.remold.kinitiras;
 
-import jakarta.json.JsonObject;
+import io.remold.api.AllowedUrls;
 import jakarta.json.JsonValue;
 
 /**
  * Who answers a policy's {@code http} references (and CUE's {@code processing.http} tasks), given by the family's
- * owner: the server refuses them all until an administrator can allow URL prefixes; {@code eval} answers from files.
+ * owner: the server calls the URLs under the prefixes an administrator allows; {@code eval} answers from files.
  * Implementations are thread-safe and bounded: they run on the request path.
  */
-@FunctionalInterface
 public interface HttpAnswers {
-    /** Why {@link #REFUSED} refuses. */
-    String REFUSAL = "http valueRef needs --allow-http-ref (not available yet)";
-
     /** Refuses every reference: no policy's URL is reached. */
-    HttpAnswers REFUSED = reference -> {
-        throw new PolicyEvaluationException(REFUSAL);
+    HttpAnswers REFUSED = new HttpAnswers() {
+        @Override
+        public AllowedUrls allowed() {
+            return AllowedUrls.NONE;
+        }
+
+        @Override
+        public JsonValue answer(HttpCall call, long deadlineNanos) throws PolicyEvaluationException {
+            throw new PolicyEvaluationException(AllowedUrls.NONE_ALLOWED);
+        }
     };
 
-    /** The response body of the reference ({@code HttpDataRef} as written), parsed as JSON. */
-    JsonValue answer(JsonObject reference) throws PolicyEvaluationException;
+    /** The URLs a reference may reach: a policy whose reference can reach none is not in force. */
+    AllowedUrls allowed();
+
+    /**
+     * The response body of {@code call}, whose URL {@link #allowed()} allows, parsed as JSON; by
+     * {@code deadlineNanos} ({@link System#nanoTime}), the request's budget.
+     */
+    JsonValue answer(HttpCall call, long deadlineNanos) throws PolicyEvaluationException;
 }

@@ -3,6 +3,7 @@ package io.remold.kinitiras;
 import io.remold.engine.Family;
 import io.remold.engine.RuleFamily;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * kinitiras's policies ({@code policy.kcloudlabs.io/v1alpha1}) as a rule family: one stage that overrides (the two
@@ -107,14 +109,52 @@ public final class KinitirasFamily implements Family<Policy> {
         var overrides = new ArrayList<Policy>();
         var validations = new ArrayList<Policy>();
         var names = new HashSet<String>();
+        var disabled = new TreeMap<String, String>();
         rules.forEach((key, policy) -> {
             names.add(policy.id());
+            Optional<String> unreachable = unreachable(policy);
+            if (unreachable.isPresent()) {
+                disabled.put(key, unreachable.get());
+                return;
+            }
             (policy.kind() == Policy.Kind.ClusterValidatePolicy ? validations : overrides).add(policy);
         });
         overrides.sort(ORDER);
         validations.sort(ORDER);
         var stage = new KinitirasStage(overrides, validations, httpAnswers);
-        return new Compiled(stage.ruleCount() == 0 ? Optional.empty() : Optional.of(stage), Map.of(), Set.of(),
+        return new Compiled(stage.ruleCount() == 0 ? Optional.empty() : Optional.of(stage), disabled, Set.of(),
                 Optional.empty(), stage.ruleCount(), names);
+    }
+
+    /**
+     * Why the policy is not in force: an http reference whose URL (written, or its part before a key) is under no
+     * prefix the owner allows, so that the policy could only fail. A URL that only a request can check is checked
+     * there.
+     */
+    private Optional<String> unreachable(Policy policy) {
+        for (FetchedReference reference : policy.references()) {
+            if (reference.from().equals(FetchedReference.HTTP)
+                    && reference.target().get("url") instanceof JsonString url) {
+                Optional<String> refusal = httpAnswers.allowed().refusalOfWritten(url.getString());
+                if (refusal.isPresent()) {
+                    return Optional.of(reference.field() + ".url: " + refusal.get());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The kinds of the policy's {@code k8s} references; a cluster policy reads them in every namespace. */
+    @Override
+    public Set<ReferencedKind> referencedKinds(Policy policy) {
+        var kinds = new HashSet<ReferencedKind>();
+        for (FetchedReference reference : policy.references()) {
+            String apiVersion = reference.target().getString("apiVersion", "");
+            String kind = reference.target().getString("kind", "");
+            if (reference.from().equals(FetchedReference.K8S) && !apiVersion.isEmpty() && !kind.isEmpty()) {
+                kinds.add(new ReferencedKind(apiVersion, kind, policy.clusterWide()));
+            }
+        }
+        return kinds;
     }
 }

@@ -184,7 +184,8 @@ final class KinitirasStage implements MutationStage, ValidationStage {
     private PolicyInput input(AdmissionRequest request, JsonValue object, JsonValue old, StageContext context,
                                      Policy policy) {
         return new PolicyInput(request.operation().name(), object, old,
-                new KubeValueSources(context.references(), policy, httpAnswers), context.deadlineNanos());
+                new KubeValueSources(context.references(), policy, httpAnswers, context.deadlineNanos()),
+                context.deadlineNanos());
     }
 
     /** kinitiras passes the old object on UPDATE only (on DELETE the object is the old one). */

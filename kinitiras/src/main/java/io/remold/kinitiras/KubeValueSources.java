@@ -7,12 +7,16 @@ import io.remold.engine.ReferenceResolver;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 
+import java.util.Optional;
+
 /**
  * A policy's {@code valueRef} sources for one request: {@code k8s} through the engine's reference source, with
  * ModRules' scope rules (a namespaced policy reads only its own namespace and no cluster-scoped kind; a cluster
- * policy reads any); {@code http} by what the family's owner answers.
+ * policy reads any); {@code http} by what the family's owner answers, for a URL it allows (checked at every call: a
+ * templated URL is known only now), by {@code deadlineNanos}.
  */
-record KubeValueSources(ReferenceResolver resolver, Policy policy, HttpAnswers httpAnswers) implements ValueSources {
+record KubeValueSources(ReferenceResolver resolver, Policy policy, HttpAnswers httpAnswers, long deadlineNanos)
+        implements ValueSources {
 
     @Override
     public JsonValue kube(JsonObject reference) throws PolicyEvaluationException {
@@ -44,6 +48,11 @@ record KubeValueSources(ReferenceResolver resolver, Policy policy, HttpAnswers h
 
     @Override
     public JsonValue http(JsonObject reference) throws PolicyEvaluationException {
-        return httpAnswers.answer(reference);
+        HttpCall call = HttpCall.of(reference);
+        Optional<String> refusal = httpAnswers.allowed().refusal(call.url());
+        if (refusal.isPresent()) {
+            throw new PolicyEvaluationException(refusal.get());
+        }
+        return httpAnswers.answer(call, deadlineNanos);
     }
 }

@@ -6,16 +6,18 @@ import java.util.Objects;
 /**
  * One compiled kinitiras policy, immutable: its kind, where it lives ({@code namespace} null for the cluster kinds),
  * which objects it selects and its rules (override rules for the override kinds, validate rules for
- * ClusterValidatePolicy).
+ * ClusterValidatePolicy), and the references its templates fetch.
  */
 public record Policy(Kind kind, String namespace, String name, List<ResourceSelector> selectors,
-                     List<OverrideRule> overrideRules, List<ValidateRule> validateRules) {
+                     List<OverrideRule> overrideRules, List<ValidateRule> validateRules,
+                     List<FetchedReference> references) {
     public Policy {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(name, "name");
         selectors = List.copyOf(selectors);
         overrideRules = List.copyOf(overrideRules);
         validateRules = List.copyOf(validateRules);
+        references = List.copyOf(references);
     }
 
     /** The three kinds of {@code policy.kcloudlabs.io/v1alpha1}, with their plurals. */

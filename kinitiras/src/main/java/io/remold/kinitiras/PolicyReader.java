@@ -92,7 +92,39 @@ final class PolicyReader {
                 overrides.add(overrideRule(rules.get(i), "spec.overrideRules[" + i + "]", itsForms));
             }
         }
-        return new Policy(kind, namespace, name, selectors, overrides, validations);
+        return new Policy(kind, namespace, name, selectors, overrides, validations, references(spec, kind));
+    }
+
+    /**
+     * The k8s and http references of the policy's templates, which have been read (so are well formed): a template
+     * holds them in {@code valueRef}, a validate template in {@code condition.dataRef} and {@code condition.valueRef}.
+     */
+    private static List<FetchedReference> references(JsonObject spec, Policy.Kind kind) {
+        var references = new ArrayList<FetchedReference>();
+        boolean validate = kind == Policy.Kind.ClusterValidatePolicy;
+        String rulesKey = validate ? "validateRules" : "overrideRules";
+        List<JsonObject> rules = objects(spec, rulesKey, "spec." + rulesKey);
+        for (int i = 0; i < rules.size(); i++) {
+            String at = "spec." + rulesKey + "[" + i + "]" + (validate ? "" : ".overriders");
+            JsonObject owner = validate ? rules.get(i) : rules.get(i).getJsonObject("overriders");
+            if (!(owner.get("template") instanceof JsonObject template)) {
+                continue;
+            }
+            fetched(template, at + ".template", "valueRef", references);
+            if (template.get("condition") instanceof JsonObject condition) {
+                fetched(condition, at + ".template.condition", "dataRef", references);
+                fetched(condition, at + ".template.condition", "valueRef", references);
+            }
+        }
+        return references;
+    }
+
+    private static void fetched(JsonObject owner, String field, String key, List<FetchedReference> into) {
+        if (owner.get(key) instanceof JsonObject reference && reference.get("from") instanceof JsonString from
+                && reference.get(from.getString()) instanceof JsonObject target
+                && (from.getString().equals(FetchedReference.K8S) || from.getString().equals(FetchedReference.HTTP))) {
+            into.add(new FetchedReference(field + "." + key + "." + from.getString(), from.getString(), target));
+        }
     }
 
     /** A {@code ResourceSelector}, also the form of a {@code k8s} valueRef. */

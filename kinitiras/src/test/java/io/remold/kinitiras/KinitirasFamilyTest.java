@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import io.remold.engine.Family;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -83,5 +84,59 @@ class KinitirasFamilyTest {
         assertThat(family.refusesIn(override), is(Optional.empty()));
         assertThat(family.id(override), is("OverridePolicy/t/o"));
         assertThat(family.id(validate), is("ClusterValidatePolicy/v"));
+    }
+
+    /** An override template reading one kind, a validate condition reading two (data and value). */
+    private static final String READS_KINDS = """
+            {apiVersion: policy.kcloudlabs.io/v1alpha1, kind: %s, metadata: {name: p, namespace: team},
+             spec: {%s}}""";
+
+    @Test
+    void aPolicyReportsTheKindsItsK8sReferencesReadAndWhetherInEveryNamespace() {
+        Policy override = family.parse(Cases.yaml(READS_KINDS.formatted("OverridePolicy", """
+                overrideRules: [{overriders: {template: {type: annotations, operation: replace, path: tier,
+                  valueRef: {from: k8s, path: /data/tier, k8s: {apiVersion: v1, kind: ConfigMap, name: settings}}}}},
+                 {overriders: {template: {type: annotations, operation: replace, path: owner,
+                  valueRef: {from: owner, path: /metadata/name}}}}]""")));
+        assertThat(family.referencedKinds(override),
+                is(java.util.Set.of(new Family.ReferencedKind("v1", "ConfigMap", false))));
+
+        Policy validate = family.parse(Cases.yaml(READS_KINDS.formatted("ClusterValidatePolicy", """
+                validateRules: [{template: {type: condition, condition: {cond: Gte, message: m,
+                  dataRef: {from: k8s, path: /spec/replicas, k8s: {apiVersion: apps/v1, kind: Deployment, name: d}},
+                  valueRef: {from: k8s, path: /data/min,
+                    k8s: {apiVersion: v1, kind: ConfigMap, name: limits}}}}}]""")));
+        assertThat(family.referencedKinds(validate), is(java.util.Set.of(
+                new Family.ReferencedKind("apps/v1", "Deployment", true),
+                new Family.ReferencedKind("v1", "ConfigMap", true))));
+    }
+
+    @Test
+    void aPolicyWhoseHttpReferenceReachesNoAllowedPrefixIsNotInForceNamingTheField() {
+        var allowing = new KinitirasFamily(new HttpAnswers() {
+            @Override
+            public AllowedUrls allowed() {
+                return AllowedUrls.parse(java.util.List.of("http://config.team.svc/api"));
+            }
+
+            @Override
+            public jakarta.json.JsonValue answer(HttpCall call, long deadlineNanos) {
+                throw new AssertionError("compiling calls nothing");
+            }
+        });
+        String template = """
+                overrideRules: [{overriders: {template: {type: annotations, operation: replace, path: tier,
+                  valueRef: {from: http, path: body.tier, http: {url: '%s', method: GET}}}}}]""";
+        Policy allowed = allowing.parse(Cases.yaml(READS_KINDS.formatted("OverridePolicy",
+                template.formatted("http://config.team.svc/api/{{metadata.name}}"))));
+        Policy elsewhere = allowing.parse(Cases.yaml(READS_KINDS.formatted("ClusterOverridePolicy",
+                template.formatted("http://config.team.svc.evil.com/api"))));
+        Family.Compiled compiled = allowing.compile(new TreeMap<>(Map.of("a", allowed, "b", elsewhere)));
+        assertThat(compiled.disabled(), is(Map.of("b", "spec.overrideRules[0].overriders.template.valueRef.http.url:"
+                + " http valueRef http://config.team.svc.evil.com/api: not under a URL prefix the server allows"
+                + " (--allow-http-ref http://config.team.svc/api)")));
+        assertThat(compiled.ruleCount(), is(1));
+        assertThat(family.compile(new TreeMap<>(Map.of("a", allowed))).disabled(), is(Map.of("a",
+                "spec.overrideRules[0].overriders.template.valueRef.http.url: " + AllowedUrls.NONE_ALLOWED)));
     }
 }

@@ -1,5 +1,6 @@
 package io.remold.kinitiras;
 
+import io.remold.api.AllowedUrls;
 import io.remold.api.Reference;
 import io.remold.engine.ReferenceException;
 import io.remold.engine.ReferenceQuery;
@@ -28,12 +29,13 @@ class KubeValueSourcesTest {
     };
 
     private static Policy policy(Policy.Kind kind, String namespace) {
-        return new Policy(kind, namespace, "p", List.of(), List.of(), List.of());
+        return new Policy(kind, namespace, "p", List.of(), List.of(), List.of(), List.of());
     }
 
     @Test
     void aNamespacedPolicyReadsItsOwnNamespace() throws PolicyEvaluationException {
-        var sources = new KubeValueSources(resolver, policy(Policy.Kind.OverridePolicy, "team"), HttpAnswers.REFUSED);
+        var sources = new KubeValueSources(resolver, policy(Policy.Kind.OverridePolicy, "team"),
+                HttpAnswers.REFUSED, Long.MAX_VALUE);
         assertThat(sources.kube(Cases.yaml("{apiVersion: v1, kind: ConfigMap, name: c}")), is(CONFIG));
         assertThat(queries.get(0), is(new ReferenceQuery("OverridePolicy/team/p", "valueRef", "v1", "ConfigMap",
                 "team", "c", null, false)));
@@ -45,7 +47,8 @@ class KubeValueSourcesTest {
 
     @Test
     void aClusterPolicyReadsAnyNamespaceAndSelectsByLabels() throws PolicyEvaluationException {
-        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null), HttpAnswers.REFUSED);
+        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null),
+                HttpAnswers.REFUSED, Long.MAX_VALUE);
         sources.kube(Cases.yaml("{apiVersion: v1, kind: ConfigMap, namespace: other, labelSelector: {matchLabels: {a: b}}}"));
         assertThat(queries.get(0), is(new ReferenceQuery("ClusterOverridePolicy/p", "valueRef", "v1", "ConfigMap",
                 "other", null, new Reference.Selector(Map.of("a", "b"), List.of()), true)));
@@ -53,28 +56,53 @@ class KubeValueSourcesTest {
 
     @Test
     void whatTheSourceRefusesFailsThePolicy() {
-        var sources = new KubeValueSources(resolver, policy(Policy.Kind.OverridePolicy, "team"), HttpAnswers.REFUSED);
+        var sources = new KubeValueSources(resolver, policy(Policy.Kind.OverridePolicy, "team"),
+                HttpAnswers.REFUSED, Long.MAX_VALUE);
         var e = assertThrows(PolicyEvaluationException.class,
                 () -> sources.kube(Cases.yaml("{apiVersion: v1, kind: Node, name: n}")));
         assertThat(e.getMessage(), is("valueRef.k8s v1 Node team/n: nodes are cluster-scoped"));
     }
 
     @Test
-    void httpIsRefusedUntilAnAdministratorCanAllowIt() {
-        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null), HttpAnswers.REFUSED);
+    void httpIsRefusedWhenNoPrefixIsAllowed() {
+        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null),
+                HttpAnswers.REFUSED, Long.MAX_VALUE);
         var e = assertThrows(PolicyEvaluationException.class,
                 () -> sources.http(Cases.yaml("{url: 'http://example.com'}")));
-        assertThat(e.getMessage(), is("http valueRef needs --allow-http-ref (not available yet)"));
+        assertThat(e.getMessage(), is(AllowedUrls.NONE_ALLOWED));
     }
 
+    /** The owner answers the call as kinitiras makes it (params encoded as Go's, a token), for an allowed URL only. */
     @Test
-    void httpIsAnsweredByTheFamilysOwner() throws PolicyEvaluationException {
-        var asked = new ArrayList<JsonValue>();
-        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null), reference -> {
-            asked.add(reference);
-            return CONFIG;
-        });
-        assertThat(sources.http(Cases.yaml("{url: 'http://example.com'}")), is(CONFIG));
-        assertThat(asked, is(List.of(Cases.yaml("{url: 'http://example.com'}"))));
+    void httpIsAnsweredByTheFamilysOwnerUnderAnAllowedPrefixOnly() throws PolicyEvaluationException {
+        var asked = new ArrayList<HttpCall>();
+        var answers = new HttpAnswers() {
+            @Override
+            public AllowedUrls allowed() {
+                return AllowedUrls.parse(List.of("http://config.team.svc/api"));
+            }
+
+            @Override
+            public JsonValue answer(HttpCall call, long deadlineNanos) {
+                asked.add(call);
+                return CONFIG;
+            }
+        };
+        var sources = new KubeValueSources(resolver, policy(Policy.Kind.ClusterOverridePolicy, null), answers, 7);
+        assertThat(sources.http(Cases.yaml("{url: 'http://config.team.svc/api/v1', method: post,"
+                + " params: {b: 'x y', a: 'é~*'}, header: {X-Team: t}, body: {k: [1]}, auth: {staticToken: s}}")),
+                is(CONFIG));
+        HttpCall call = asked.getFirst();
+        assertThat(call.url().toString(), is("http://config.team.svc/api/v1?a=%C3%A9~%2A&b=x+y"));
+        assertThat(call.written(), is("http://config.team.svc/api/v1"));
+        assertThat(call.method(), is("POST"));
+        assertThat(call.headers(), is(Map.of("X-Team", "t", "Authorization", "Bearer s")));
+        assertThat(call.body(), is(java.util.Optional.of("{\"k\":[1]}")));
+
+        var e = assertThrows(PolicyEvaluationException.class,
+                () -> sources.http(Cases.yaml("{url: 'http://config.team.svc/apix'}")));
+        assertThat(e.getMessage(), is("http valueRef http://config.team.svc/apix: not under a URL prefix the server"
+                + " allows (--allow-http-ref http://config.team.svc/api)"));
+        assertThat(asked.size(), is(1));
     }
 }

@@ -42,7 +42,7 @@ class ValidateStageTest {
     private static Policy policy(String name, List<ResourceSelector> selectors, TargetOperations operations,
                                  Validator... forms) {
         return new Policy(Policy.Kind.ClusterValidatePolicy, null, name, selectors, List.of(),
-                List.of(new ValidateRule(operations, List.of(forms))));
+                List.of(new ValidateRule(operations, List.of(forms))), List.of());
     }
 
     private static Decision validate(AdmissionOperation operation, JsonValue object, JsonValue old,

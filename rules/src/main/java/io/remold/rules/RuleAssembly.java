@@ -49,12 +49,18 @@ public record RuleAssembly(String systemNamespace, String kubemodSystemNamespace
         return family.compile(set.familyRules(family));
     }
 
-    /** {@code apiVersion kind} of every reference of the rules. */
-    private static Set<String> referencedKinds(RuleSet set) {
+    /** {@code apiVersion kind} of every reference of the rules, the families' rules' too. */
+    private Set<String> referencedKinds(RuleSet set) {
         var kinds = new TreeSet<String>();
         for (ModRule rule : set.rules().values()) {
             rule.spec().references().forEach(r -> kinds.add(r.apiVersion() + " " + r.kind()));
         }
+        families.forEach(family -> addReferencedKinds(family, set, kinds));
         return kinds;
+    }
+
+    private static <R> void addReferencedKinds(Family<R> family, RuleSet set, Set<String> into) {
+        set.familyRules(family).values().forEach(rule -> family.referencedKinds(rule)
+                .forEach(kind -> into.add(kind.key())));
     }
 }

@@ -2,6 +2,7 @@ package io.remold.server;
 
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.TenantScripts;
 import io.remold.server.log.LogFormat;
 
@@ -24,7 +25,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain,
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
-                    long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds) {
+                    long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -52,6 +53,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     + "its response, before stopping (lets a Service's endpoints and its clients move away)"),
             new Key("allow-references", "resources ModRules' spec.references may read, [group/]plural, comma-separated,"
                     + " or none (the default; cluster mode; the installer grants the same)"),
+            new Key("allow-http-ref", "URL prefixes (http or https, host, optional port and path) kinitiras http"
+                    + " valueRefs and CUE processing.http may call, comma-separated, or none (the default: a policy"
+                    + " with an http valueRef is not in force)"),
             new Key("rule-crds", "API groups of rule CRDs installed with the server, comma-separated, or none: a replica"
                     + " is not ready until it watches their rule resources (cluster mode; kubemod-compat implies"
                     + " api.kubemod.io)"),
@@ -122,7 +126,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 path(config, "client-ca"),
                 number(config, "max-body-bytes-in-flight"),
                 Duration.ofMillis(number(config, "read-timeout-ms")),
-                Set.copyOf(list(config, "rule-crds")));
+                Set.copyOf(list(config, "rule-crds")),
+                AllowedUrls.parse(list(config, "allow-http-ref")));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

@@ -25,6 +25,7 @@ import io.remold.scripting.Scripts;
 import io.remold.rules.Families;
 import io.remold.rules.RuleAssembly;
 import io.remold.rules.RuleSet;
+import io.remold.rules.Snapshot;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -112,12 +113,17 @@ public final class EvalCommand {
         // The script family runs on this host (seeded below), which this command closes.
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
-                new CompiledRules(), Families.create(() -> scripts, FileHttpAnswers.read(options.http())));
+                new CompiledRules(), Families.create(() -> scripts,
+                FileHttpAnswers.read(options.http(), options.allowHttpRef())));
         try {
             if (scripts != null && options.state() != null) {
                 scripts.seed(manifest("--state", options.state()));
             }
-            Engine engine = assembly.assemble(RuleSet.of(loaded.entries())).engine();
+            Snapshot snapshot = assembly.assemble(RuleSet.of(loaded.entries()));
+            // As the server's log says it, and its Ready condition: these rules do not run.
+            snapshot.disabled().forEach((key, why) -> err.println("remold eval: the rule from " + key
+                    + " is not in force: " + why));
+            Engine engine = snapshot.engine();
             AdmissionOperation operation = options.effectiveOperation();
             boolean delete = operation == AdmissionOperation.DELETE;
             // A DELETE carries the object being deleted as the old object, as the API server sends it.

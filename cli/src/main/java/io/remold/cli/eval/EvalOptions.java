@@ -3,6 +3,7 @@ package io.remold.cli.eval;
 import io.remold.api.AdmissionOperation;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.TenantScripts;
 
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.Set;
 record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation, String namespace, Path old,
                    Path namespaceRef, Path nodeRef, Map<String, Path> references, Output output, boolean explain,
                    boolean help, Path state, Map<String, Path> externals, String kubemodSystemNamespace,
-                   TenantScripts tenantScripts, List<Path> cluster, Map<String, Path> http) {
+                   TenantScripts tenantScripts, List<Path> cluster, Map<String, Path> http, AllowedUrls allowHttpRef) {
 
     enum Output { yaml, json, patch }
 
@@ -24,6 +25,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             usage: remold eval --rules PATH [--rules PATH ...] --resource FILE [--operation CREATE|UPDATE|DELETE]
                                [--namespace NS] [--old FILE] [--ref namespace=FILE] [--ref node=FILE]
                                [--ref NAME=FILE ...] [--cluster FILE ...] [--http URL=FILE ...]
+                               [--allow-http-ref PREFIX,...]
                                [--external NAME=FILE ...] [--output yaml|json|patch] [--explain] [--state FILE]
                                [--kubemod-system-namespace NS] [--tenant-scripts NS,...]
             --ref NAME=FILE answers the rules' spec.references named NAME: one object, or for a labelSelector
@@ -32,6 +34,9 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             spec.references without a --ref file, find by kind, namespace, name or labels.
             --http URL=FILE answers a kinitiras http valueRef (or CUE processing.http) to URL with the body in
             FILE; no call is made, and other URLs fail.
+            --allow-http-ref PREFIX,...: the URL prefixes the server allows (its option of that name): a policy
+            whose http valueRef reaches none is not in force, and a URL outside them fails, as in the server;
+            without it every URL with an --http file is allowed.
             --external NAME=FILE answers external data provider NAME (the template function external, Gatekeeper's
             externalData) from FILE: a mapping of key to value, or a Gatekeeper ProviderResponse; no call is made.
             --state FILE: a JSON or YAML object that script rules' state starts from (over what jsa_init made).
@@ -44,7 +49,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
     /** Every flag eval takes; docs/eval.md documents each (EvalCommandTest). */
     static final Set<String> FLAGS =
             Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref",
-                    "--cluster", "--http", "--state", "--external", "--kubemod-system-namespace", "--tenant-scripts", "--explain", "--help");
+                    "--cluster", "--http", "--allow-http-ref", "--state", "--external", "--kubemod-system-namespace",
+                    "--tenant-scripts", "--explain", "--help");
 
     /** Accepts {@code --flag value} and {@code --flag=value}; every problem names the argument and its position. */
     static EvalOptions parse(String[] args) {
@@ -59,6 +65,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         var externals = new java.util.LinkedHashMap<String, Path>();
         var cluster = new ArrayList<Path>();
         var http = new java.util.LinkedHashMap<String, Path>();
+        List<String> allowHttpRef = null;
         Output output = Output.yaml;
         Path state = null;
         String kubemodSystemNamespace = null;
@@ -75,7 +82,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                 line.noValue();
                 if (flag.equals("--help")) {
                     return new EvalOptions(List.of(), null, null, null, null, null, null, Map.of(), output, false,
-                            true, null, Map.of(), null, null, List.of(), Map.of());
+                            true, null, Map.of(), null, null, List.of(), Map.of(), AllowedUrls.ANY);
                 }
                 explain = true;
                 continue;
@@ -94,6 +101,10 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                     }
                     Path file = path(flag, value.substring(kv + 1), position);
                     http.put(url, once("--http " + url, http.get(url), file, position));
+                }
+                case "--allow-http-ref" -> {
+                    allowHttpRef = allowHttpRef == null ? new ArrayList<>() : allowHttpRef;
+                    allowHttpRef.addAll(List.of(value.split(",", -1)));
                 }
                 case "--resource" -> resource = once(flag, resource, path(flag, value, position), position);
                 case "--old" -> old = once(flag, old, path(flag, value, position), position);
@@ -147,7 +158,16 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         return new EvalOptions(List.copyOf(rules), resource, operation, namespace, old, namespaceRef, nodeRef,
                 java.util.Collections.unmodifiableMap(references), output, explain, false, state,
                 java.util.Collections.unmodifiableMap(externals), kubemodSystemNamespace, tenantScripts,
-                List.copyOf(cluster), java.util.Collections.unmodifiableMap(http));
+                List.copyOf(cluster), java.util.Collections.unmodifiableMap(http), allowedUrls(allowHttpRef));
+    }
+
+    /** Every URL when {@code --allow-http-ref} is not given ({@code eval} never calls out), else those prefixes. */
+    private static AllowedUrls allowedUrls(List<String> prefixes) {
+        try {
+            return prefixes == null ? AllowedUrls.ANY : AllowedUrls.parse(prefixes);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
     }
 
     /** CREATE unless an old object is given, which makes it an UPDATE. */

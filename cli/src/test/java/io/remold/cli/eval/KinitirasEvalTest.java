@@ -186,15 +186,36 @@ class KinitirasEvalTest {
                 "--http", "https://zones.example/lookup?v=1=" + body);
         assertThat(other.exit(), is(EvalCommand.REJECTED));
         assertThat(other.err(), containsString("OverridePolicy/default/refs: \"http valueRef https://attacker.example/:"
-                + " not allowed (no --http https://attacker.example/=FILE; eval never calls out)\""));
+                + " no answer (no --http https://attacker.example/=FILE; eval never calls out)\""));
+
+        // With the server's --allow-http-ref, eval answers as the server would: the URL under no prefix keeps the
+        // policy out of force (the server's Ready=False), one under a prefix is answered from its file.
+        var notInForce = evalOnAPod(policy.formatted("https://attacker.example/"), "--cluster", cluster.toString(),
+                "--http", "https://attacker.example/=" + body, "--allow-http-ref", "https://zones.example/lookup",
+                "--output", "json");
+        assertThat(notInForce.err(), notInForce.exit(), is(EvalCommand.ALLOWED));
+        assertThat(notInForce.err(), containsString("is not in force: spec.overrideRules[1].overriders.template"
+                + ".valueRef.http.url: http valueRef https://attacker.example/: not under a URL prefix the server"
+                + " allows (--allow-http-ref https://zones.example/lookup)"));
+        assertThat(ExamplesTest.yaml(notInForce.out()).asJsonObject().getJsonObject("metadata")
+                .getJsonObject("annotations"), is(ExamplesTest.yaml("{team: shop}")));
+        var allowed = evalOnAPod(policy.formatted("https://zones.example/lookup?v=1"), "--cluster", cluster.toString(),
+                "--http", "https://zones.example/lookup?v=1=" + body, "--allow-http-ref",
+                "http://other.example,https://zones.example/lookup", "--output", "json");
+        assertThat(allowed.err(), allowed.exit(), is(EvalCommand.ALLOWED));
+        assertThat(ExamplesTest.yaml(allowed.out()).asJsonObject().getJsonObject("metadata")
+                .getJsonObject("annotations").getString("zone"), is("eu-1"));
     }
 
-    /** CUE's {@code processing.http} task is answered by {@code --http} as an http valueRef is. */
+    /**
+     * CUE's {@code processing.http} task is answered by {@code --http} as an http valueRef is; its URL, known only at
+     * request time, is checked then against {@code --allow-http-ref} as the server checks it.
+     */
     @Test
-    void httpAnswersACueProcessingTask() throws IOException {
+    void httpAnswersACueProcessingTaskUnderTheAllowedPrefixesOnly() throws IOException {
         Path body = Files.createTempFile("name", ".json");
         Files.writeString(body, "{\"name\": \"n1\"}");
-        var run = evalOnAPod("""
+        String policy = """
                 apiVersion: policy.kcloudlabs.io/v1alpha1
                 kind: ClusterOverridePolicy
                 metadata: {name: by-cue}
@@ -204,13 +225,20 @@ class KinitirasEvalTest {
                       cue: |
                         processing: http: {method: "GET", url: "http://names/?a=b"}
                         patches: [{op: "add", path: "/metadata/annotations/name", value: processing.output.name}]
-                """, "--http", "http://names/?a=b=" + body, "--output", "patch");
+                """;
+        var run = evalOnAPod(policy, "--http", "http://names/?a=b=" + body, "--output", "patch");
         assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
         assertThat(run.out().strip(), is("[\n  {\"op\":\"add\",\"path\":\"/metadata/annotations/name\",\"value\":\"n1\"}\n]"));
+
+        var elsewhere = evalOnAPod(policy, "--http", "http://names/?a=b=" + body, "--allow-http-ref",
+                "http://names/api");
+        assertThat(elsewhere.exit(), is(EvalCommand.REJECTED));
+        assertThat(elsewhere.err(), containsString("http valueRef http://names/?a=b: not under a URL prefix the"
+                + " server allows (--allow-http-ref http://names/api)"));
     }
 
     @Test
-    void httpNeedsAUrlAndAFile() throws IOException {
+    void httpNeedsAUrlAndAFileAndAllowedPrefixesAreUrls() throws IOException {
         String none = "{apiVersion: policy.kcloudlabs.io/v1alpha1, kind: ClusterOverridePolicy, metadata: {name: none},"
                 + " spec: {overrideRules: []}}";
         for (String value : List.of("no-equals-sign", "=file.json")) {
@@ -222,6 +250,9 @@ class KinitirasEvalTest {
                 "https://x=/no/such/file.json");
         assertThat(missing.exit(), is(2));
         assertThat(missing.err(), containsString("--http https://x /no/such/file.json: cannot read"));
+        var prefix = evalOnAPod(none, "--allow-http-ref", "http://user@names/");
+        assertThat(prefix.exit(), is(2));
+        assertThat(prefix.err(), containsString("--allow-http-ref http://user@names/: a URL with user info"));
     }
 
     private static JsonObject labels(String yaml) {

@@ -1,6 +1,8 @@
 package io.remold.server.external;
 
 import io.remold.api.Provider;
+import io.remold.api.AllowedUrls;
+import io.remold.kinitiras.HttpAnswers;
 import io.remold.templating.ExternalData;
 
 import java.util.Collection;
@@ -48,6 +50,8 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
     private volatile InForce inForce = new InForce(Map.of(), Map.of());
     /** Set by {@link #close}: {@link #use} builds no more clients (the rule store may still call it). */
     private boolean closed;
+    /** The http references' clients made with this one's threads, closed with it. */
+    private final java.util.List<HttpReferences> httpReferences = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, ProviderCounters> counters = new ConcurrentHashMap<>();
 
     public HttpsProviders() {
@@ -105,6 +109,24 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         } finally {
             changes.unlock();
         }
+    }
+
+    /**
+     * kinitiras's http references to the {@code allowed} prefixes, on this one's threads and clock (the JVM's trust
+     * for https), closed with it; {@link HttpAnswers#REFUSED} when none is allowed.
+     */
+    public HttpAnswers httpReferences(AllowedUrls allowed) {
+        return httpReferences(allowed, HttpReferences.TIMEOUT, HttpReferences.defaultTrust());
+    }
+
+    /** As {@link #httpReferences(AllowedUrls)}, each call within {@code timeout}, trusting {@code ssl} (tests'). */
+    HttpAnswers httpReferences(AllowedUrls allowed, java.time.Duration timeout, javax.net.ssl.SSLContext ssl) {
+        if (allowed.prefixes().isEmpty()) {
+            return HttpAnswers.REFUSED;
+        }
+        var references = new HttpReferences(allowed, timeout, ssl, executor, timeouts, clock);
+        httpReferences.add(references);
+        return references;
     }
 
     /** A cluster-wide caller's fetch, which waits at most the provider's timeout. */
@@ -242,6 +264,7 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
         try {
             closed = true;
             inForce.clients().values().forEach(ProviderClient::shutdownNow);
+            httpReferences.forEach(HttpReferences::close);
             inForce = new InForce(Map.of(), Map.of());
             executor.shutdownNow();
             timeouts.shutdownNow();

@@ -7,15 +7,12 @@ import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.io.StringReader;
-import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -27,16 +24,12 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,12 +39,11 @@ import java.util.function.LongSupplier;
  * One Provider in force: its HTTPS client, its cache of answers and its circuit breaker. Each key has a slot holding
  * the answer to come (single flight: whoever finds a pending slot waits for it rather than asking again) and, once
  * answered, the answer and until when it holds; slots are kept in LRU order, at most {@code maxEntries} and
- * {@link #MAX_CACHE_BYTES}. Calls run on the client's executor, at most {@link #MAX_CALLS_IN_FLIGHT} at once; a
- * caller waits on its own thread, at most until its deadline. Deadlines are {@link System#nanoTime}; cache and
+ * {@link #MAX_CACHE_BYTES}. Calls run on the client's executor, at most {@link Exchanges#MAX_CALLS_IN_FLIGHT} at
+ * once; a caller waits on its own thread, at most until its deadline. Deadlines are {@link System#nanoTime}; cache and
  * breaker times are {@code clock}'s (the same in production, a hand-moved clock in tests).
  */
 final class ProviderClient {
-    static final int MAX_BODY_BYTES = 1 << 20;
     static final int MAX_KEYS_PER_CALL = 100;
     /** Most distinct keys one fetch asks about (the rest fail): ten POSTs, so one rule cannot queue thousands. */
     static final int MAX_KEYS_PER_FETCH = 1000;
@@ -71,24 +63,10 @@ final class ProviderClient {
     /** What an entry costs besides its texts: the map node, the slot, the strings' headers (an estimate). */
     static final int ENTRY_OVERHEAD_BYTES = 128;
     /**
-     * Most POSTs under way at once per Provider: each holds a connection and up to 1 MiB of answer, and a provider
-     * that slows down under load is not sent more. A call that gets no turn before its caller's deadline fails.
-     */
-    static final int MAX_CALLS_IN_FLIGHT = 8;
-    /**
      * The longest a transport failure is remembered, and the breaker stays open: a dead provider is asked again, and
      * recovers, that soon.
      */
     static final Duration MAX_FAILURE_TTL = Duration.ofSeconds(10);
-    /**
-     * Failed calls in a row that open the breaker; any answered call resets the count. Not one: a caller (any tenant
-     * the Provider serves) can make a single call fail on purpose, with a key that makes the provider slow, fail or
-     * answer too much, and one such call must not refuse every other caller's keys for up to 10 s. Five in a row
-     * means the provider itself is failing, not one caller's keys.
-     */
-    static final int FAILURES_TO_OPEN = 5;
-    /** What the breaker's refusal says: never a call's own failure, which may echo another caller's keys. */
-    private static final String BREAKER_FAILING = "provider failing: " + FAILURES_TO_OPEN + " calls in a row failed";
     /**
      * What a call that got no turn answers the waiters that joined it: they try again, within their own deadline
      * (compared by identity; never returned from {@link #fetch}).
@@ -118,36 +96,31 @@ final class ProviderClient {
 
     final Provider provider;
     private final HttpClient client;
+    private final Exchanges exchanges;
     private final ProviderCounters counters;
-    private final ScheduledExecutorService timeouts;
     private final LongSupplier clock;
     private final String source;
     private final boolean failOpen;
     private final long failureTtlNanos;
     private final int maxEntries;
-    private final Semaphore inFlight = new Semaphore(MAX_CALLS_IN_FLIGHT);
     private final ReentrantLock lock = new ReentrantLock();
     private final LinkedHashMap<String, Slot> slots = new LinkedHashMap<>(16, 0.75f, true);
     private long cachedBytes;
-    /** The circuit breaker: failed calls in a row, whether open, when to try again, whether its probe is out. */
-    private int failuresInARow;
-    private boolean open;
-    private long retryAt;
-    private boolean probing;
+    /** Guarded by {@link #lock}. */
+    private final Breaker breaker;
 
     ProviderClient(Provider provider, Executor executor, ScheduledExecutorService timeouts, LongSupplier clock,
                    ProviderCounters counters) {
         this.provider = provider;
         this.counters = counters;
-        this.timeouts = timeouts;
         this.clock = clock;
         this.source = provider.url().toString();
         this.failOpen = provider.failurePolicy() == Provider.FailurePolicy.Ignore;
         this.failureTtlNanos = Math.min(provider.cacheTTL().toNanos(), MAX_FAILURE_TTL.toNanos());
         this.maxEntries = provider.maxEntries();
-        this.client = HttpClient.newBuilder().sslContext(sslContext(provider))
-                .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(provider.timeout()).executor(executor).build();
+        this.breaker = new Breaker(failureTtlNanos, "provider");
+        this.client = Exchanges.client(sslContext(provider), provider.timeout(), executor);
+        this.exchanges = new Exchanges(client, timeouts);
     }
 
     /**
@@ -200,13 +173,13 @@ final class ProviderClient {
                     continue;
                 }
                 if (mayCall == null) {
-                    probe = !spent && open;
-                    refusal = spent ? late : breakerRefusal(now);
+                    probe = !spent && breaker.isOpen();
+                    refusal = spent ? late : breaker.refusal(now);
                     mayCall = refusal == null;
                 }
                 if (mayCall && probe && ask.size() == MAX_KEYS_PER_CALL) {
                     mayCall = false; // the probe is one batch
-                    refusal = breakerRefusal(now);
+                    refusal = breaker.refusal(now);
                 }
                 if (!mayCall) {
                     answers.put(key, failed(refusal)); // neither asked nor cached
@@ -246,7 +219,7 @@ final class ProviderClient {
             Answer answer = await(entry.getValue(), deadline, late);
             if (answer == NO_TURN) { // our own call got no turn; a call we joined did not, so we try again
                 answers.put(key, joined.contains(key) ? fetch(List.of(key), deadline, late).get(key)
-                        : failed("provider busy: " + MAX_CALLS_IN_FLIGHT + " calls under way"));
+                        : failed("provider busy: " + Exchanges.MAX_CALLS_IN_FLIGHT + " calls under way"));
                 continue;
             }
             answers.put(key, joined.contains(key) // another request's call: counted a hit
@@ -257,23 +230,6 @@ final class ProviderClient {
             ordered.put(key, answers.get(key));
         }
         return ordered;
-    }
-
-    /**
-     * Null when a call may go (closed, or this is the probe of an open breaker); else why keys fail at once, in words
-     * of its own: the failures' texts are other callers' (see {@link #FAILURES_TO_OPEN}).
-     */
-    private String breakerRefusal(long now) {
-        if (!open) {
-            return null;
-        }
-        if (!probing && now - retryAt >= 0) {
-            probing = true;
-            return null;
-        }
-        String when = probing ? "when the call under way answers"
-                : "after " + Provider.format(Duration.ofSeconds((retryAt - now + 999_999_999L) / 1_000_000_000L));
-        return BREAKER_FAILING + "; retried " + when;
     }
 
     private Answer failed(String error) {
@@ -305,53 +261,25 @@ final class ProviderClient {
      * timeout cancels the exchange.
      */
     private void call(List<String> keys, List<Slot> batch, long deadline, boolean probe) {
-        boolean turn;
+        Optional<CompletableFuture<HttpResponse<byte[]>>> exchange;
         try {
-            turn = inFlight.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            turn = false;
-        }
-        if (!turn) {
-            forget(keys, batch, NO_TURN, probe);
-            return;
-        }
-        try {
-            counters.calls.increment();
-            CompletableFuture<HttpResponse<byte[]>> sent;
-            try {
-                HttpRequest request = HttpRequest.newBuilder(provider.url()).timeout(provider.timeout())
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(ProviderProtocol.request(keys))).build();
-                sent = client.sendAsync(request, CappedBody.handler(MAX_BODY_BYTES));
-            } catch (RuntimeException e) { // e.g. the client was shut down by a Provider change meanwhile
-                sent = CompletableFuture.failedFuture(e);
-            }
-            // The request's own timeout ends at the response headers; this bounds the body too (cancel aborts it).
-            CompletableFuture<HttpResponse<byte[]>> exchange = sent;
-            ScheduledFuture<?> timeout;
-            try {
-                timeout = timeouts.schedule(() -> exchange.cancel(true), provider.timeout().toNanos(),
-                        TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) { // shut down: the server is closing
-                exchange.cancel(true);
-                timeout = null;
-            }
-            ScheduledFuture<?> timer = timeout;
-            exchange.whenComplete((response, error) -> {
-                if (timer != null) {
-                    timer.cancel(false); // the exchange is done: the scheduler lets go of it now, not at the timeout
-                }
-                inFlight.release();
-                settle(keys, batch, response, error, probe);
-            });
-        } catch (Throwable e) { // e.g. out of memory before the exchange took the turn over: give it back
-            inFlight.release();
+            exchange = exchanges.send(() -> HttpRequest.newBuilder(provider.url()).timeout(provider.timeout())
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(ProviderProtocol.request(keys))).build(),
+                    provider.timeout(), deadline);
+        } catch (Throwable e) { // e.g. out of memory before the exchange was under way
             forget(keys, batch, failed("call to " + source + " failed: " + e), probe);
             if (e instanceof Error error) {
                 throw error;
             }
+            return;
         }
+        if (exchange.isEmpty()) {
+            forget(keys, batch, NO_TURN, probe);
+            return;
+        }
+        counters.calls.increment();
+        exchange.get().whenComplete((response, error) -> settle(keys, batch, response, error, probe));
     }
 
     /**
@@ -363,7 +291,7 @@ final class ProviderClient {
         lock.lock();
         try {
             if (probe) {
-                probing = false;
+                breaker.probeDropped();
             }
             for (int i = 0; i < keys.size(); i++) {
                 Slot slot = batch.get(i);
@@ -408,17 +336,8 @@ final class ProviderClient {
             long now = clock.getAsLong();
             if (failure != null) {
                 counters.failures.increment();
-                if (++failuresInARow >= FAILURES_TO_OPEN) { // a failed probe keeps it open, for as long again
-                    open = true;
-                    retryAt = now + failureTtlNanos;
-                }
-            } else {
-                failuresInARow = 0;
-                open = false;
             }
-            if (probe) {
-                probing = false;
-            }
+            breaker.ended(failure != null, probe, now);
             for (int i = 0; i < keys.size(); i++) {
                 Slot slot = batch.get(i);
                 Stored s = stored.get(i);
@@ -524,27 +443,7 @@ final class ProviderClient {
     }
 
     private String describe(Throwable error) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SSLException tls) {
-                return "TLS with " + source + " failed: " + message(tls);
-            }
-        }
-        return switch (e) {
-            case CancellationException c -> "no answer within " + Provider.format(provider.timeout());
-            case HttpTimeoutException t -> "no answer within " + Provider.format(provider.timeout());
-            case ConnectException c -> "cannot connect to " + source + ": " + message(c);
-            case IOException io -> "call to " + source + " failed: " + message(io);
-            default -> "call to " + source + " failed: " + e;
-        };
-    }
-
-    private static String message(Throwable e) {
-        Throwable root = e;
-        while (root.getMessage() == null && root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        return Exchanges.describe(error, source, provider.timeout());
     }
 
     static String jsonString(String text) {

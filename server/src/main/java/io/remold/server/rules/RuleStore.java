@@ -9,6 +9,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
+import io.remold.api.AllowedUrls;
 import io.remold.rules.Families;
 import io.remold.rules.TenantScripts;
 import io.remold.rules.RuleAssembly;
@@ -88,17 +89,26 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private volatile ReferenceSource references;
 
     public RuleStore(String systemNamespace) {
-        this(systemNamespace, () -> Scripts.host(ScriptLimits.defaults()));
+        this(systemNamespace, AllowedUrls.NONE);
+    }
+
+    /** Calling kinitiras policies' http references under the {@code allowHttpRef} prefixes. */
+    public RuleStore(String systemNamespace, AllowedUrls allowHttpRef) {
+        this(systemNamespace, () -> Scripts.host(ScriptLimits.defaults()), allowHttpRef);
     }
 
     /** {@code scriptHosts} makes the script host; a test's may fail. */
     RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts) {
+        this(systemNamespace, scriptHosts, AllowedUrls.NONE);
+    }
+
+    private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef) {
         this.systemNamespace = systemNamespace;
         this.families = Families.create(() -> {
             ScriptHost host = scriptHosts.get();
             host.onStarted(this::scriptStarted);
             return host;
-        });
+        }, externalData.httpReferences(allowHttpRef));
         this.snapshot = new AtomicReference<>(assembly().assemble(RuleSet.EMPTY));
     }
 
@@ -197,9 +207,9 @@ public final class RuleStore implements RuleSink, AutoCloseable {
 
     @Override
     public synchronized <R> Optional<String> put(String key, Family<R> family, R rule) {
-        // The one policy on a family's rules: the tenant-scripts option (JavaScript runs in this process).
+        // The tenant-scripts option (JavaScript runs in this process), and the kinds the server may read.
         Optional<String> refusal = rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
-                : Optional.empty();
+                : referenceRefusal(family, rule);
         if (refusal.isPresent()) {
             LOG.warning(refusal.get() + " (from " + key + ")");
             remove(key);
@@ -208,6 +218,24 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         familyRules.computeIfAbsent(family.family(), f -> new TreeMap<>()).put(key, rule);
         changed();
         return refusal;
+    }
+
+    /**
+     * Why a family's rule may not run because of a kind it reads: one the reference source is known to refuse (not in
+     * {@code --allow-references}, or cluster-scoped for a namespaced rule), as a ModRule referencing it is refused.
+     */
+    private <R> Optional<String> referenceRefusal(Family<R> family, R rule) {
+        ReferenceSource source = references;
+        if (source == null) {
+            return Optional.empty();
+        }
+        for (Family.ReferencedKind kind : family.referencedKinds(rule)) {
+            Optional<String> refused = source.refusal(kind.apiVersion(), kind.kind(), kind.clusterWide());
+            if (refused.isPresent()) {
+                return Optional.of(family.id(rule) + " reads " + kind.key() + ": " + refused.get());
+            }
+        }
+        return Optional.empty();
     }
 
     /** Sets which tenant namespaces may run script rules; before the sources deliver rules. */

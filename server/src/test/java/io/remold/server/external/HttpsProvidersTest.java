@@ -201,7 +201,7 @@ class HttpsProvidersTest {
         var clock = new AtomicLong();
         server.flakyFails = true;
         try (var providers = providers(clock, provider("p", "flaky", ""))) {
-            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+            for (int i = 0; i < Breaker.FAILURES_TO_OPEN; i++) {
                 assertThat(providers.fetch("p", List.of("flaky-f" + i)).get("flaky-f" + i).error(),
                         equalTo("the provider answered HTTP 500"));
             }
@@ -233,11 +233,11 @@ class HttpsProvidersTest {
             ExternalData earlier = providers.forRequest();
             providers.fetch("good", List.of("before-the-stuck"));
             var stuck = new ArrayList<CompletableFuture<Map<String, Answer>>>();
-            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
+            for (int i = 0; i < Exchanges.MAX_CALLS_IN_FLIGHT; i++) {
                 String key = "stuck-" + i;
                 stuck.add(CompletableFuture.supplyAsync(() -> providers.fetch("slow", List.of(key)), threads));
             }
-            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
+            for (int i = 0; i < Exchanges.MAX_CALLS_IN_FLIGHT; i++) {
                 awaitAsked("stuck-" + i);
             }
             var busy = CompletableFuture.supplyAsync(() -> earlier.fetch("slow", List.of("no-turn")), threads);
@@ -295,7 +295,7 @@ class HttpsProvidersTest {
             providers.fetch("p", List.of("recover"));
             providers.fetch("p", List.of("recover"));
             assertThat(server.asked("recover"), is(1));
-            for (int i = 1; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+            for (int i = 1; i < Breaker.FAILURES_TO_OPEN; i++) {
                 providers.fetch("p", List.of("recover-" + i));
             }
             assertThat(providers.fetch("p", List.of("recover-other")).get("recover-other").error(),
@@ -604,13 +604,13 @@ class HttpsProvidersTest {
         try (var providers = providers(clock, provider("p", "perKey", "namespaces: ['*']"))) {
             ExternalData tenant = providers.forCaller("tenant-a", false);
             ExternalData other = providers.forCaller("tenant-b", false);
-            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN - 1; i++) {
+            for (int i = 0; i < Breaker.FAILURES_TO_OPEN - 1; i++) {
                 assertThat(tenant.fetch("p", List.of("fail-secret-" + i)).get("fail-secret-" + i).error(),
                         equalTo("the provider answered HTTP 500"));
             }
             assertThat(other.fetch("p", List.of("good-b1")).get("good-b1").value(),
                     equalTo(Json.createValue("value-of-good-b1")));
-            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+            for (int i = 0; i < Breaker.FAILURES_TO_OPEN; i++) {
                 tenant.fetch("p", List.of("fail-again-" + i));
             }
             Answer refused = other.fetch("p", List.of("good-b2")).get("good-b2");
@@ -629,7 +629,7 @@ class HttpsProvidersTest {
         server.held = new java.util.concurrent.CountDownLatch(1);
         try (var providers = providers(clock, provider("p", "perKey", "timeout: 3s"));
              var threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < ProviderClient.FAILURES_TO_OPEN; i++) {
+            for (int i = 0; i < Breaker.FAILURES_TO_OPEN; i++) {
                 providers.fetch("p", List.of("fail-probe-" + i));
             }
             clock.addAndGet(ProviderClient.MAX_FAILURE_TTL.toNanos());
@@ -667,7 +667,7 @@ class HttpsProvidersTest {
             // the owner's 3 s budget is a second spent when the calls holding every turn start
             ExternalData owner = providers.forRequest();
             owner.fetch("slow", List.of("spend-a-second"));
-            for (int i = 0; i < ProviderClient.MAX_CALLS_IN_FLIGHT; i++) {
+            for (int i = 0; i < Exchanges.MAX_CALLS_IN_FLIGHT; i++) {
                 String key = "held-turn-" + i;
                 CompletableFuture.runAsync(() -> providers.fetch("p", List.of(key)), threads);
                 awaitAsked(key);

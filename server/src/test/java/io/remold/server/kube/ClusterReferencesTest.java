@@ -190,7 +190,7 @@ class ClusterReferencesTest {
         }
     }
 
-    private static FakeApiServer configMapsServer() throws IOException {
+    static FakeApiServer configMapsServer() throws IOException {
         return new FakeApiServer().on("GET", "/api", ok(json("{'kind':'APIVersions','versions':['v1'],"
                         + "'serverAddressByClientCIDRs':[]}")))
                 .on("GET", "/apis", ok(json("{'kind':'APIGroupList','groups':[{'name':'apps','versions':"
@@ -199,7 +199,7 @@ class ClusterReferencesTest {
                 .onWatch("/api/v1/configmaps");
     }
 
-    private static ClusterReferences references(FakeApiServer api, List<String> allowed) {
+    static ClusterReferences references(FakeApiServer api, List<String> allowed) {
         return new ClusterReferences(new Informers(new KubeClients(api.client(), api.client())), allowed,
                 Duration.ofMillis(10));
     }
