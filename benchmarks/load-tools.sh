@@ -12,14 +12,21 @@ wrk.body = f:read("*a")
 f:close()
 EOF
 
-# CPU time (user + system, in clock ticks) a process has used so far.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# CPU time (user + system, in clock ticks) a process has used so far, with its children's, live or ended (Remold's
+# CUE workers run cuelang.org/go in processes of their own).
+cpu_ticks() {
+  local total child
+  total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat")
+  for child in $(pgrep -P "$1"); do total=$((total + $(cpu_ticks "$child" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
 # The part of it in the JIT compiler's threads (those alive now): a server still warming up spends much of its CPU
 # compiling, which a short run counts per request.
 jit_ticks() { awk '{n += $14 + $15} END {print n + 0}' $(grep -l '^C[12] CompilerThre' /proc/"$1"/task/*/comm | sed 's/comm$/stat/'); }
 
 # Saturation throughput (requests/s) and wrk's latency percentiles for one URL; with a server PID ($2), also the
-# server's CPU time per request, which does not depend on how much of the two cores the load generator takes.
+# server's CPU time per request (its child processes' included), which does not depend on how much of the two cores
+# the load generator takes.
 saturate() {
   local url=$1 pid=${2:-} out ticks0=0 ticks1=0 jit0=0 jit1=0 cpu=""
   wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/post.lua" "$url" >/dev/null
