@@ -12,12 +12,14 @@ wrk.body = f:read("*a")
 f:close()
 EOF
 
-# CPU time (user + system, in clock ticks) a process has used so far, with its children's, live or ended (Remold's
-# CUE workers run cuelang.org/go in processes of their own).
+# CPU time (user + system, in clock ticks) a process and its children have used so far, the children's whether live
+# or ended (Remold's CUE workers run cuelang.org/go in processes of their own).
 cpu_ticks() {
-  local total child
-  total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat")
-  for child in $(pgrep -P "$1"); do total=$((total + $(cpu_ticks "$child" 2>/dev/null || echo 0))); done
+  local pid ticks total=0
+  for pid in "$1" $(pgrep -P "$1"); do
+    ticks=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat" 2>/dev/null) || ticks=0   # 0: it has just ended
+    total=$((total + ticks))
+  done
   echo "$total"
 }
 # The part of it in the JIT compiler's threads (those alive now): a server still warming up spends much of its CPU

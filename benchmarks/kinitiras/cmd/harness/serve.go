@@ -129,8 +129,14 @@ func newInformerStore() *informerStore {
 	return &informerStore{ops: indexer(), cops: indexer(), cvps: indexer()}
 }
 
+// add stores the policy as the informer would after its watch: decoded from JSON by the unstructured scheme (whole
+// numbers as int64, where the harness's maps hold float64).
 func (s *informerStore) add(policy map[string]any) error {
-	u := &unstructured.Unstructured{Object: policy}
+	decoded, _, err := unstructured.UnstructuredJSONScheme.Decode(mustJSON(policy), nil, nil)
+	if err != nil {
+		return err
+	}
+	u := decoded.(*unstructured.Unstructured)
 	switch u.GetKind() {
 	case "OverridePolicy":
 		return s.ops.Add(u)
