@@ -23,7 +23,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --rules) RULE_COUNTS=$2; shift 2 ;;
     --family) FAMILY=$2; shift 2 ;;
-    --forms) [[ " ${ARGS[*]} " == *" --family kinitiras "* ]] || { echo "--forms is for --family kinitiras" >&2; exit 2; }
+    --forms)
+      [[ " ${ARGS[*]} " == *" --family kinitiras "* ]] || { echo "--forms is for --family kinitiras" >&2; exit 2; }
       shift 2 ;;
     -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;

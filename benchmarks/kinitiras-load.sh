@@ -2,9 +2,9 @@
 # Remold against kinitiras's own webhook on the same policies, the same AdmissionReview and the same load (issue 26).
 # Run it as `benchmarks/compare.sh --family kinitiras`, which comes here:
 #
-#   benchmarks/compare.sh --family kinitiras                                 # forms plaintext, template, cue; 1 and 10 policies
-#   benchmarks/compare.sh --family kinitiras --forms cue --rules 10          # one form, one policy count
-#   DURATION=3 WARMUP=2 benchmarks/compare.sh --family kinitiras             # a smoke run
+#   benchmarks/compare.sh --family kinitiras                          # plaintext, template, cue; 1 and 10 policies
+#   benchmarks/compare.sh --family kinitiras --forms cue --rules 10   # one form, one policy count
+#   DURATION=3 WARMUP=3 benchmarks/compare.sh --family kinitiras      # a smoke run
 #
 # kinitiras is the harness's `serve` mode (kinitiras/cmd/harness/serve.go): its webhook's handlers, listers and
 # controller-runtime webhook server, built from the unchanged source, with the policies read from files instead of

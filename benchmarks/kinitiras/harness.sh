@@ -1,5 +1,5 @@
-# Sourced by compare.sh and ../kinitiras-load.sh with $engine set (v0.4.5, what the kinitiras webhook requires, or newest):
-# builds the harness (cmd/harness) from kinitiras's unchanged source beside the checkout
+# Sourced by compare.sh and ../kinitiras-load.sh with $engine set (v0.4.5, what the kinitiras webhook requires, or
+# newest): builds the harness (cmd/harness) from kinitiras's unchanged source beside the checkout
 # (../shared/conformance/kinitiras) into $harness, and exports KINITIRAS_CRDS, the folder of that engine's CRDs.
 # The first build takes minutes (README.md); later ones seconds, from the Go build cache.
 harness_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

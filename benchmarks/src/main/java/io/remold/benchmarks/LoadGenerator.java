@@ -234,7 +234,7 @@ public final class LoadGenerator {
             return new Reply(status, content(readHeaders()));
         }
 
-        /** The body after the headers: {@code length} bytes, or chunks up to the last (Go's net/http chunks long ones). */
+        /** The body after the headers: {@code length} bytes, or chunks up to the last (Go chunks a long one). */
         private byte[] content(long length) throws IOException {
             if (length != CHUNKED) {
                 return exactly((int) length);
