@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Remold against Gatekeeper's mutation webhook: the same rules, the same AdmissionReview, the same load (load.sh
-# --url, with each server's CPU time per request). Results go to BENCHMARKS.md.
+# Remold against Gatekeeper's mutation webhook, or kinitiras's webhook: the same rules, the same AdmissionReview, the
+# same load (load.sh --url, with each server's CPU time per request). Results go to BENCHMARKS.md.
 #
 #   benchmarks/compare.sh                      # 10, 100 and 1000 rules
 #   benchmarks/compare.sh --rules "1000"
