@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Remold against Gatekeeper's mutation webhook: the same rules, the same AdmissionReview, the same load (load.sh
-# --url, with each server's CPU time per request). Results go to BENCHMARKS.md.
+# Remold against Gatekeeper's mutation webhook, or kinitiras's webhook: the same rules, the same AdmissionReview, the
+# same load (load.sh --url, with each server's CPU time per request). Results go to BENCHMARKS.md.
 #
 #   benchmarks/compare.sh                      # 10, 100 and 1000 rules
 #   benchmarks/compare.sh --rules "1000"
 #   benchmarks/compare.sh --family gatekeeper  # Gatekeeper's mutators (GatekeeperMix) unchanged on both servers
+#   benchmarks/compare.sh --family kinitiras   # kinitiras's policies on kinitiras's webhook built from source
+#                                              # (kinitiras-load.sh: --rules are policy counts, default "1 10";
+#                                              # --forms "plaintext template cue")
 #
 # --family modrules (the default) gives Remold ModRules and Gatekeeper the equivalent mutators (ComparisonRules);
 # --family gatekeeper gives both the same mutator manifests: Gatekeeper reads them from the API server, Remold from
@@ -20,11 +23,18 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --rules) RULE_COUNTS=$2; shift 2 ;;
     --family) FAMILY=$2; shift 2 ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    --forms)
+      [[ " ${ARGS[*]} " == *" --family kinitiras "* ]] || { echo "--forms is for --family kinitiras" >&2; exit 2; }
+      shift 2 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-case "$FAMILY" in modrules|gatekeeper) ;; *) echo "unknown family: $FAMILY" >&2; exit 2 ;; esac
+case "$FAMILY" in
+  modrules|gatekeeper) ;;
+  kinitiras) exec "$(dirname "$0")/kinitiras-load.sh" "${ARGS[@]}" ;;   # no API server: a script of its own
+  *) echo "unknown family: $FAMILY" >&2; exit 2 ;;
+esac
 
 . "$(dirname "$0")/gatekeeper.sh" "${ARGS[@]}"
 create_namespaces shop

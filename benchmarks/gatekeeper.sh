@@ -46,10 +46,7 @@ stop_gatekeeper() {
   GK_PID=""
 }
 stop_all() {
-  local status=$?
-  if [ "$status" -ne 0 ]; then   # what the servers said last, before their folder goes
-    for f in "$WORK/gatekeeper.log" "$WORK/server.log"; do [ -f "$f" ] && { log "$f:"; tail -15 "$f" >&2; }; done
-  fi
+  logs_if_failed $? "$WORK/gatekeeper.log" "$WORK/server.log"
   stop_gatekeeper
   stop_server
   REMOLD_E2E_STATE="$CP" "$HERE/../e2e/control-plane.sh" stop || true

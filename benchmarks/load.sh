@@ -36,7 +36,7 @@ done
 
 if [ -n "$URL" ]; then
   rps=$(saturate "$URL" "$PID_ARG")
-  fixed_rate "$URL" $((rps / 2))
+  fixed_rate "$URL" $((rps > 1 ? rps / 2 : 1))   # rate 0 would be the generator's saturation mode
   exit 0
 fi
 

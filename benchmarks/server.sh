@@ -25,6 +25,15 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
+# logs_if_failed STATUS LOG...: when a script ends with STATUS other than 0, what each server said last, before the
+# work folder goes.
+logs_if_failed() {
+  local status=$1 f
+  shift
+  [ "$status" -eq 0 ] && return 0
+  for f in "$@"; do [ -f "$f" ] && { echo "$(basename "$0" .sh): $f:" >&2; tail -15 "$f" >&2; }; done
+  return 0
+}
 rule_mix() { java -cp benchmarks/target/remold-benchmarks.jar io.remold.benchmarks.RuleMix "$1" "$2"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_mib() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$PID/status"; }

@@ -27,16 +27,10 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
-case "$engine" in
-  v0.4.5) pkg=pkg-v0.4.5 modfile=go.mod generate=() ;;
-  newest) pkg=pkg modfile=go.newest.mod generate=(--origin) ;;
-  *) echo "unknown engine: $engine (v0.4.5 or newest)" >&2; exit 2 ;;
-esac
-shared=$(cd "$root/../shared/conformance/kinitiras" && pwd)
-export PATH=$PATH:/usr/local/go/bin KINITIRAS_CRDS=$shared/$pkg/charts/_crds/bases
+generate=()
+if [ "$engine" = newest ]; then generate=(--origin); fi
 mkdir -p "$out"
-harness=$root/benchmarks/target/kinitiras-harness-$engine
-(cd "$here" && go build -modfile="$modfile" -o "$harness" ./cmd/harness)
+. "$here/harness.sh"
 
 if $corpus; then
   # The Go tests of v0.4.5, the examples and the differential set run on v0.4.5; the newest-only tests on the

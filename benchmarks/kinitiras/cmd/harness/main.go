@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	kinwebhook "github.com/k-cloud-labs/kinitiras/pkg/webhook"
+	"github.com/k-cloud-labs/pkg/utils/interrupter"
 	"github.com/k-cloud-labs/pkg/utils/overridemanager"
 	"github.com/k-cloud-labs/pkg/utils/validatemanager"
 )
@@ -87,6 +88,12 @@ type Answer struct {
 const webhookLabel = "kinitiras.kcloudlabs.io/webhook"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		// As the webhook runs: klog's default output (stderr), the network as it is.
+		loadSchemas()
+		serve(os.Args[2:])
+		return
+	}
 	quietKlog()
 	http.DefaultTransport = &cannedTransport{}
 
@@ -202,7 +209,7 @@ func evaluate(c Case, reversed bool) Result {
 
 // admitPolicy creates a policy as the API server would: pruned under kinitiras's CRD, through kinitiras's mutating
 // webhook, checked against the CRD's schema, through its validating webhook; it is stored if admitted.
-func admitPolicy(store *policyStore, mutating, validating admission.Handler, p map[string]any) PolicyResult {
+func admitPolicy(store policySource, mutating, validating admission.Handler, p map[string]any) PolicyResult {
 	u := &unstructured.Unstructured{Object: p}
 	pr := PolicyResult{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Selected: hasWebhookLabel(p)}
 	p = deepCopy(p)
@@ -257,8 +264,12 @@ func renderedCue(policy map[string]any) []string {
 	return out
 }
 
-func handlers(store *policyStore, world *cluster) (admission.Handler, admission.Handler) {
-	interrupters := newInterrupters(store)
+func handlers(store policySource, world *cluster) (admission.Handler, admission.Handler) {
+	return handlersWith(newInterrupters(store), store, world)
+}
+
+// handlersWith builds kinitiras's mutating and validating handlers over the given policy interrupters.
+func handlersWith(interrupters interrupter.PolicyInterrupterManager, store policySource, world *cluster) (admission.Handler, admission.Handler) {
 	decoder, err := admission.NewDecoder(runtime.NewScheme())
 	if err != nil {
 		panic(err)

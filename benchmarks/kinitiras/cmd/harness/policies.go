@@ -18,6 +18,15 @@ import (
 	faketokens "github.com/k-cloud-labs/pkg/utils/tokenmanager/fake"
 )
 
+// policySource is what kinitiras's handlers list policies from, and where an admitted policy goes: the ordered
+// policyStore of the case runs, or the informers' indexers behind kinitiras's own listers (serve).
+type policySource interface {
+	add(policy map[string]any) error
+	opLister() listers.OverridePolicyLister
+	copLister() listers.ClusterOverridePolicyLister
+	cvpLister() listers.ClusterValidatePolicyLister
+}
+
 // policyStore plays the informers' caches of admitted policies. It lists them in the order they were admitted,
 // or in reverse, so the harness can tell whether kinitiras's answer depends on that order.
 type policyStore struct {
@@ -127,7 +136,7 @@ func matching[T metav1.Object](items []T, sel labels.Selector) []T {
 }
 
 // newInterrupters wires kinitiras's policy interrupters as its webhook's setup does, with a fake token source.
-func newInterrupters(s *policyStore) interrupter.PolicyInterrupterManager {
+func newInterrupters(s policySource) interrupter.PolicyInterrupterManager {
 	otm, err := templatemanager.NewOverrideTemplateManager(&templatemanager.TemplateSource{
 		Content: templates.OverrideTemplate, TemplateName: "BaseTemplate"})
 	if err != nil {

@@ -47,6 +47,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@link RuleMix#externalYaml}), through the server's own {@link HttpsProviders} from a {@link LoopbackProvider}:
  * the set-up's decision asks it once per distinct key, every measured decision answers from the cache, and the
  * tear-down prints the provider's calls and fails the trial if any key was asked twice.
+ * Families {@code kinitiras-plaintext}, {@code kinitiras-template} and {@code kinitiras-cue} decide on a ~2 KB Pod
+ * against N kinitiras ClusterOverridePolicies of that form ({@link KinitirasPolicies}), one of which selects the Pod;
+ * CUE runs in the CUE workers (cuelang.org/go), so that family's figure is mostly their round trip.
  * Run: {@code java -jar benchmarks/target/remold-benchmarks.jar EngineBenchmark -prof gc}.
  */
 @State(Scope.Benchmark)
@@ -56,10 +59,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
 public class EngineBenchmark {
+    private static final String KINITIRAS = "kinitiras-";
+
     @Param({"10", "100", "1000", "10000"})
     public int rules;
 
-    @Param({"modrules", "gatekeeper", "referencing", "external"})
+    @Param({"modrules", "gatekeeper", "referencing", "external", "kinitiras-plaintext", "kinitiras-template",
+        "kinitiras-cue"})
     public String family;
 
     private Engine engine;
@@ -70,6 +76,10 @@ public class EngineBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException, InterruptedException {
+        if (family.startsWith(KINITIRAS)) {
+            kinitirasPolicies(family.substring(KINITIRAS.length()));
+            return;
+        }
         ExternalData external = ExternalData.NONE;
         if (family.equals("external")) {
             providerDir = Files.createTempDirectory("remold-provider");
@@ -102,6 +112,20 @@ public class EngineBenchmark {
         }
         if (provider != null && !decision.patch().toString().contains("mirror.example.com/envoyproxy")) {
             throw new IllegalStateException("the provider's answer is not in the patch: " + decision.patch());
+        }
+    }
+
+    /** The kinitiras families: {@code rules} policies of {@code form}, one selecting the benchmark Pod. */
+    private void kinitirasPolicies(String form) throws IOException {
+        engine = KinitirasPolicies.engine(form, rules, 1);
+        if (engine.stageRuleCount() != rules) {
+            throw new IllegalStateException("expected " + rules + " policies, got " + engine.stageRuleCount());
+        }
+        request = new AdmissionRequest(AdmissionOperation.CREATE, RuleMix.TARGET_NAMESPACE, KinitirasPolicies.pod(),
+            null, null, null, false);
+        Decision decision = engine.mutate(request);
+        if (!decision.patch().toString().contains("added-by-0")) {
+            throw new IllegalStateException("the selecting " + form + " policy did not patch the Pod: " + decision);
         }
     }
 

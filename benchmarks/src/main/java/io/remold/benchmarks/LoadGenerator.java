@@ -186,6 +186,8 @@ public final class LoadGenerator {
      * ({@link Soak}) also posts to other paths and reads the replies.
      */
     static final class Connection {
+        /** {@link #readHeaders()}'s answer for a body sent in chunks. */
+        private static final long CHUNKED = -2;
         private final Socket socket;
         private final OutputStream out;
         private final InputStream in;
@@ -215,7 +217,11 @@ public final class LoadGenerator {
             send(head, body);
             int status = readHead();
             long length = readHeaders();
-            in.skipNBytes(length); // EOFException on a short response
+            if (length == CHUNKED) {
+                content(length);
+            } else {
+                in.skipNBytes(length); // EOFException on a short response
+            }
             if (status != 200) {
                 throw new IOException("unexpected status: " + status);
             }
@@ -225,12 +231,41 @@ public final class LoadGenerator {
         Reply exchange(String path, byte[] body) throws IOException {
             send(head(path), body);
             int status = readHead();
-            long length = readHeaders();
-            byte[] content = in.readNBytes((int) length);
-            if (content.length < length) {
-                throw new IOException("response ended after " + content.length + " of " + length + " bytes");
+            return new Reply(status, content(readHeaders()));
+        }
+
+        /** The body after the headers: {@code length} bytes, or chunks up to the last (Go chunks a long one). */
+        private byte[] content(long length) throws IOException {
+            if (length != CHUNKED) {
+                return exactly((int) length);
             }
-            return new Reply(status, content);
+            ByteArrayOutputStream content = new ByteArrayOutputStream();
+            for (int size = chunkSize(); size > 0; size = chunkSize()) {
+                content.write(exactly(size));
+                line(); // the chunk's CRLF
+            }
+            for (String trailer = line(); !trailer.isEmpty(); trailer = line()) {
+                // trailers, none of which matters here, up to the empty line
+            }
+            return content.toByteArray();
+        }
+
+        private byte[] exactly(int length) throws IOException {
+            byte[] bytes = in.readNBytes(length);
+            if (bytes.length < length) {
+                throw new IOException("response ended after " + bytes.length + " of " + length + " bytes");
+            }
+            return bytes;
+        }
+
+        private int chunkSize() throws IOException {
+            String line = line();
+            int extension = line.indexOf(';');
+            try {
+                return Integer.parseInt((extension < 0 ? line : line.substring(0, extension)).trim(), 16);
+            } catch (NumberFormatException e) {
+                throw new IOException("not a chunk size: " + line, e);
+            }
         }
 
         private void send(byte[] requestHead, byte[] body) throws IOException {
@@ -254,16 +289,22 @@ public final class LoadGenerator {
             }
         }
 
-        /** Reads the headers; returns Content-Length. */
+        /** Reads the headers; returns Content-Length, or {@link #CHUNKED}. */
         private long readHeaders() throws IOException {
             long length = -1;
+            boolean chunked = false;
             for (String header = line(); !header.isEmpty(); header = line()) {
                 if (header.regionMatches(true, 0, "content-length:", 0, 15)) {
                     length = Long.parseLong(header.substring(15).trim());
+                } else if (header.regionMatches(true, 0, "transfer-encoding:", 0, 18)) {
+                    chunked = header.substring(18).trim().equalsIgnoreCase("chunked");
                 }
             }
+            if (chunked) {
+                return CHUNKED;
+            }
             if (length < 0) {
-                throw new IOException("response without Content-Length");
+                throw new IOException("response without Content-Length or chunks");
             }
             return length;
         }

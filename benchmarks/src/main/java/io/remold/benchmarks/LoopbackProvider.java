@@ -47,7 +47,7 @@ public final class LoopbackProvider implements AutoCloseable {
     public static final String NAME = "registry-mirror";
     static final Duration SLOW = Duration.ofSeconds(5);
 
-    private static final String STORE_PASSWORD = "benchmark";
+    static final String STORE_PASSWORD = "benchmark";
 
     private final HttpsServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -149,7 +149,7 @@ public final class LoopbackProvider implements AutoCloseable {
         }
     }
 
-    private static SSLContext serverContext(Path store) throws IOException {
+    static SSLContext serverContext(Path store) throws IOException {
         try (InputStream in = Files.newInputStream(store)) {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(in, STORE_PASSWORD.toCharArray());
@@ -163,7 +163,7 @@ public final class LoopbackProvider implements AutoCloseable {
         }
     }
 
-    private static void keytool(String... args) throws IOException, InterruptedException {
+    static void keytool(String... args) throws IOException, InterruptedException {
         var command = new ArrayList<String>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         command.addAll(List.of(args));
