@@ -89,7 +89,7 @@ class RenderedCueCasesTest {
         if (c.getString("kind").equals("override")) {
             String cue = OverrideTemplate.parse(template, TemplateCasesTest.OVERRIDE_FIELD).renderedCue();
             RENDERED.put(c.getString("id"), cue);
-            WORKERS.compile(cue); // an evaluation error below is never a CUE that does not compile
+            WORKERS.compile(cue, CueEvaluator.Owner.ADMINISTRATOR); // an evaluation error below is never a CUE that does not compile
             if (expect.containsKey("error")) {
                 assertThrows(PolicyEvaluationException.class, () -> RenderedCue.patches(SETTINGS, cue, input,
                         extraParams(input, template, "valueRef", false, JsonValue.EMPTY_JSON_OBJECT)), cue);
@@ -111,7 +111,7 @@ class RenderedCueCasesTest {
             return;
         }
         boolean allow = condition.get("affectMode") instanceof JsonString m && m.getString().equals("allow");
-        WORKERS.compile(cue);
+        WORKERS.compile(cue, CueEvaluator.Owner.ADMINISTRATOR);
         if (expect.containsKey("error")) {
             assertThrows(PolicyEvaluationException.class, () -> RenderedCue.refusal(SETTINGS, cue, seen,
                     validateParams(seen, condition), allow), cue);
