@@ -242,7 +242,11 @@ final class AdmissionEndpoints {
             String namespace = script.namespace() != null ? script.namespace() : review.namespace();
             return store.scriptRefusal(script, namespace).orElse(null);
         }
-        return null;
+        String namespace = object.get("metadata") instanceof JsonObject metadata
+                && metadata.get("namespace") instanceof JsonString s && !s.getString().isEmpty()
+                ? s.getString() : review.namespace();
+        return store.unreadableReference(family, rule, namespace, review.requester())
+                .map(why -> rule(family, object, id) + " is invalid: " + why).orElse(null);
     }
 
     /**
@@ -293,7 +297,12 @@ final class AdmissionEndpoints {
     }
 
     private static String invalid(Family<?> family, JsonObject rule, String id, InvalidFieldException e) {
-        return rule.getString("kind", family.family().name()) + " " + id + " is invalid: " + e.getMessage();
+        return rule(family, rule, id) + " is invalid: " + e.getMessage();
+    }
+
+    /** How a refusal names a family's rule: its kind and id. */
+    private static String rule(Family<?> family, JsonObject rule, String id) {
+        return rule.getString("kind", family.family().name()) + " " + id;
     }
 
     /**

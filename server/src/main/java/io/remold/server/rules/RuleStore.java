@@ -221,6 +221,29 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     }
 
     /**
+     * At admission (cluster mode), why a family's rule may not be admitted because of a kind it reads: one the reference
+     * source refuses, or one its author may not read in the namespace it reads (F12, as for a ModRule's references).
+     */
+    public <R> Optional<String> unreadableReference(Family<R> family, R rule, String namespace, Requester author) {
+        ReferenceSource source = references;
+        if (source == null) {
+            return Optional.empty();
+        }
+        Optional<String> refused = referenceRefusal(family, rule);
+        if (refused.isPresent()) {
+            return refused;
+        }
+        for (Family.ReferencedKind kind : family.referencedKinds(rule)) {
+            Optional<String> why = source.unreadable(author, kind.clusterWide() ? "" : namespace, kind.apiVersion(),
+                    kind.kind());
+            if (why.isPresent()) {
+                return Optional.of(family.id(rule) + " reads " + kind.key() + ": " + why.get());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Why a family's rule may not run because of a kind it reads: one the reference source is known to refuse (not in
      * {@code --allow-references}, or cluster-scoped for a namespaced rule), as a ModRule referencing it is refused.
      */

@@ -21,8 +21,9 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 
 /**
- * F12 over HTTPS: /validate-modrule refuses a ModRule whose author may not read what it references, as the cluster's
- * reference source answers for the request's userInfo (the access reviews themselves: ClusterReferencesTest).
+ * F12 over HTTPS: /validate-modrule refuses a ModRule, or another family's rule (a kinitiras policy's {@code k8s}
+ * valueRef), whose author may not read what it references, as the cluster's reference source answers for the
+ * request's userInfo (the access reviews themselves: ClusterReferencesTest).
  */
 class ReferenceAuthorTest {
     @TempDir
@@ -94,6 +95,37 @@ class ReferenceAuthorTest {
         WebhookServerTest.response(server.post("/validate-modrule", "application/json",
                 peek("remold-system", "[\"admins\"]")));
         assertThat(asked, is(List.of("alice [admins]  v1 Secret")));
+    }
+
+    /** The review of a kinitiras policy whose template reads Secret {@code db} ({@code metadata} as given), by alice. */
+    static String peekPolicy(String kind, String metadata, String groups) {
+        String policy = "{\"apiVersion\":\"policy.kcloudlabs.io/v1alpha1\",\"kind\":\"" + kind + "\",\"metadata\":"
+                + metadata + ",\"spec\":{\"overrideRules\":[{\"overriders\":{\"template\":{\"type\":\"annotations\","
+                + "\"operation\":\"replace\",\"path\":\"password\",\"valueRef\":{\"from\":\"k8s\","
+                + "\"path\":\"/data/password\",\"k8s\":{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"name\":\"db\"}}}}}]}}";
+        return "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"p1\","
+                + "\"operation\":\"CREATE\",\"namespace\":\"team-a\",\"userInfo\":{\"username\":\"alice\",\"uid\":\"u-1\","
+                + "\"groups\":" + groups + "},\"object\":" + policy + "}}";
+    }
+
+    @Test
+    void aKinitirasPolicyReadingWhatItsAuthorMayNotReadIsRefusedLikeAModRule() {
+        JsonObject refused = WebhookServerTest.response(server.post("/validate-modrule", "application/json",
+                peekPolicy("OverridePolicy", "{\"name\":\"peek\",\"namespace\":\"team-a\"}", "[\"team-a-devs\"]")));
+        assertThat(refused.getBoolean("allowed"), is(false));
+        assertThat(refused.getJsonObject("status").getInt("code"), is(422));
+        assertThat(refused.getJsonObject("status").getString("message"), is("OverridePolicy team-a/peek is invalid: "
+                + "OverridePolicy/team-a/peek reads v1 Secret: user \"alice\" may not get secrets in namespace team-a"));
+
+        JsonObject admitted = WebhookServerTest.response(server.post("/validate-modrule", "application/json",
+                peekPolicy("OverridePolicy", "{\"name\":\"peek\",\"namespace\":\"team-a\"}",
+                        "[\"team-a-devs\",\"secret-readers\"]")));
+        assertThat(admitted.getBoolean("allowed"), is(true));
+
+        WebhookServerTest.response(server.post("/validate-modrule", "application/json",
+                peekPolicy("ClusterOverridePolicy", "{\"name\":\"peek\"}", "[\"admins\"]")));
+        assertThat(asked, is(List.of("alice [team-a-devs] team-a v1 Secret",
+                "alice [team-a-devs, secret-readers] team-a v1 Secret", "alice [admins]  v1 Secret")));
     }
 
     @Test
