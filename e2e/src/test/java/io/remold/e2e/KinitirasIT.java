@@ -126,10 +126,9 @@ class KinitirasIT {
      * Hostile CUE fails alone. A policy of endless steps in little memory (only the deadline stops it) holds one CUE
      * worker while requests that a benign CUE policy mutates go to the other: they are admitted and mutated, the
      * hostile one refused naming its policy. Then a huge list (stopped by the bound it meets first: here the 1 s
-     * deadline, before the memory bound) is refused the same way, and the next benign request is served. A known
-     * limit, not asserted: as many different hostile policies evaluated at once as there are workers (two) hold them
-     * all (one policy holds at most all but one), and a benign request that gets none before its deadline is refused
-     * ("no CUE worker was free before the deadline").
+     * deadline, before the memory bound) is refused the same way, and the next benign request is served. The policies
+     * are the administrator's (cluster kinds), so one of them holds at most all workers but one; how tenants'
+     * policies share the workers is CueWorkersTest's (the fair share).
      */
     @Test
     void aHostileCuePolicyFailsOnlyTheRequestItRunsFor() {
