@@ -114,7 +114,7 @@ public final class EvalCommand {
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
                 new CompiledRules(), Families.create(() -> scripts,
-                FileHttpAnswers.read(options.http(), options.allowHttpRef())));
+                FileHttpAnswers.read(options.http(), options.allowHttpRef()), options.kinitiras()));
         try {
             if (scripts != null && options.state() != null) {
                 scripts.seed(manifest("--state", options.state()));
