@@ -254,7 +254,7 @@ public final class EvalCommand {
                             + " object, or it changed nothing)"));
         }
         if (!loaded.rulesOf(Policy.class).isEmpty()) {
-            err.println("kinitiras override policies (after the mutators: cluster ones, then the namespace's, by name):");
+            err.println("kinitiras override policies (after the mutators: cluster ones, then the namespaced ones, by name):");
             mutation.outcomes().stream().filter(o -> o.family().equals(KinitirasFamily.FAMILY)).forEach(o ->
                     err.println("  " + o.rule() + ": " + (!o.matched() ? "not applied: " + o.reason()
                             : o.error() != null ? "failed: " + o.error()

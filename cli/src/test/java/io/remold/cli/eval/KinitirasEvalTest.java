@@ -24,7 +24,7 @@ class KinitirasEvalTest {
                 "--explain", "--output", "patch");
         assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
         assertThat(run.err(), containsString("kinitiras override policies (after the mutators: cluster ones, then"
-                + " the namespace's, by name):\n  OverridePolicy/default/add-anno-op-plaintext: changed the object, "
+                + " the namespaced ones, by name):\n  OverridePolicy/default/add-anno-op-plaintext: changed the object, "
                 + "[{\"op\":\"add\",\"path\":\"/metadata/annotations/added-by\",\"value\":\"op\"}]"));
         var other = ExamplesTest.Run.of(EvalCommand::run, "--rules", EXAMPLE.resolve("rule.yaml").toString(),
                 "--resource", EXAMPLE.resolve("cases/another-namespace/input.yaml").toString(), "--explain");
