@@ -457,6 +457,12 @@ final class Bundle {
         if (!options.allowHttpRef().isEmpty()) {
             args.add("--allow-http-ref=" + String.join(",", options.allowHttpRef()));
         }
+        if (options.kinitirasCrossNamespaceOverrides()) {
+            args.add("--kinitiras-cross-namespace-overrides");
+        }
+        if (options.kinitirasWebhookLabel()) {
+            args.add("--kinitiras-webhook-label");
+        }
         if (options.kubemodCompat()) {
             // KubeMod's namespace label and node-reference annotation (found missing by the kind e2e)
             args.add("--kubemod-compat");

@@ -53,7 +53,9 @@ record InstallOptions(
         List<String> tenantScripts,
         boolean nodeAnnotations,
         boolean kinitirasCompat,
-        List<String> allowHttpRef) {
+        List<String> allowHttpRef,
+        boolean kinitirasCrossNamespaceOverrides,
+        boolean kinitirasWebhookLabel) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -120,6 +122,11 @@ record InstallOptions(
               --allow-http-ref P1,P2,...       URL prefixes (http or https, host, optional port and path)
                                                kinitiras http valueRefs may call (default none: a policy with
                                                one is not in force)
+              --kinitiras-cross-namespace-overrides
+                                               kinitiras OverridePolicies change the objects they select in
+                                               every namespace, as kinitiras's (unsafe with tenants)
+              --kinitiras-webhook-label        kinitiras policies see only objects labelled
+                                               kinitiras.kcloudlabs.io/webhook: enabled (unsafe with tenants)
               --cert-manager                   let cert-manager issue the serving certificate instead of certgen
               --webhook-ingress-cidr C1,C2,... where the NetworkPolicy admits connections to the webhook port
                                                from: the API server's addresses (default anywhere; values per
@@ -149,7 +156,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of());
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false);
     }
 
     boolean inCluster() {
@@ -168,7 +175,7 @@ record InstallOptions(
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
-                nodeAnnotations = false, kinitiras = false;
+                nodeAnnotations = false, kinitiras = false, crossNamespaceOverrides = false, webhookLabel = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -186,6 +193,8 @@ record InstallOptions(
                 case "--kinitiras-compat" -> kinitiras = true;
                 case "--cert-manager" -> certManager = true;
                 case "--node-annotations" -> nodeAnnotations = true;
+                case "--kinitiras-cross-namespace-overrides" -> crossNamespaceOverrides = true;
+                case "--kinitiras-webhook-label" -> webhookLabel = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
@@ -250,7 +259,7 @@ record InstallOptions(
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

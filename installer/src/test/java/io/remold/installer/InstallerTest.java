@@ -222,6 +222,16 @@ class InstallerTest {
                 + " info (before @) is not allowed"));
     }
 
+    @Test
+    void theKinitirasSettingsArePassedToTheServerOnlyWhenGiven() throws IOException {
+        String bundle = run().out();
+        assertThat(bundle, not(containsString("--kinitiras-cross-namespace-overrides")));
+        assertThat(bundle, not(containsString("--kinitiras-webhook-label")));
+        String both = run("--kinitiras-cross-namespace-overrides", "--kinitiras-webhook-label").out();
+        assertThat(both, containsString("- --kinitiras-cross-namespace-overrides\n"));
+        assertThat(both, containsString("- --kinitiras-webhook-label\n"));
+    }
+
     private static V1ClusterRole serverRole(List<Object> objects) {
         return objects.stream().filter(V1ClusterRole.class::isInstance).map(V1ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals("remold-server")).findFirst().orElseThrow();

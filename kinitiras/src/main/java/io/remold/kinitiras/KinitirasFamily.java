@@ -32,30 +32,36 @@ public final class KinitirasFamily implements Family<Policy> {
             resource(Policy.Kind.ClusterValidatePolicy));
     /**
      * kinitiras lists policies from a map, in no fixed order, and sorts override rules by policy name; Remold runs
-     * the cluster policies by name, then the namespaced ones by name (one namespace's only), validations by name.
+     * the cluster policies by name, then the namespaced ones by name (one namespace's only unless the administrator
+     * lifts that; a name in several namespaces then runs in namespace order), validations by name.
      */
     private static final Comparator<Policy> ORDER = Comparator.comparing((Policy p) -> !p.clusterWide())
             .thenComparing(Policy::name).thenComparing(p -> p.namespace() == null ? "" : p.namespace());
 
     private final Forms forms;
     private final HttpAnswers httpAnswers;
+    private final KinitirasOptions options;
 
     /**
      * The family on the process's shared CUE workers (started when the first policy with CUE is read), refusing
-     * every http reference.
+     * every http reference, with Remold's defaults.
      */
     public KinitirasFamily() {
-        this(HttpAnswers.REFUSED);
+        this(HttpAnswers.REFUSED, KinitirasOptions.DEFAULTS);
     }
 
-    /** As {@link #KinitirasFamily()}, the policies' http references answered by {@code httpAnswers}. */
-    public KinitirasFamily(HttpAnswers httpAnswers) {
-        this(Forms.shared(), httpAnswers);
+    /**
+     * As {@link #KinitirasFamily()}, the policies' http references answered by {@code httpAnswers}, run with the
+     * administrator's {@code options}.
+     */
+    public KinitirasFamily(HttpAnswers httpAnswers, KinitirasOptions options) {
+        this(Forms.shared(), httpAnswers, options);
     }
 
-    KinitirasFamily(Forms forms, HttpAnswers httpAnswers) {
+    KinitirasFamily(Forms forms, HttpAnswers httpAnswers, KinitirasOptions options) {
         this.forms = forms;
         this.httpAnswers = httpAnswers;
+        this.options = options;
     }
 
     private static Resource resource(Policy.Kind kind) {
@@ -121,7 +127,7 @@ public final class KinitirasFamily implements Family<Policy> {
         });
         overrides.sort(ORDER);
         validations.sort(ORDER);
-        var stage = new KinitirasStage(overrides, validations, httpAnswers);
+        var stage = new KinitirasStage(overrides, validations, httpAnswers, options);
         return new Compiled(stage.ruleCount() == 0 ? Optional.empty() : Optional.of(stage), disabled, Set.of(),
                 Optional.empty(), stage.ruleCount(), names);
     }

@@ -19,26 +19,34 @@ import java.util.Optional;
 
 /**
  * The policies in force, run as kinitiras's managers run them. Mutation: the ClusterOverridePolicies, then the
- * OverridePolicies of the object's own namespace, each kind by name, each selected against the object as the kinds
+ * OverridePolicies of the object's own namespace (of every namespace with
+ * {@link KinitirasOptions#crossNamespaceOverrides}), each kind by name, each selected against the object as the kinds
  * before it left it, every form's patch applied at once; a policy that fails refuses the request (kinitiras answers
  * an error). Validation: the ClusterValidatePolicies by name; the first refusal is the answer, and one that fails
- * refuses too.
+ * refuses too. With {@link KinitirasOptions#webhookLabel} neither runs for a request kinitiras's webhook
+ * configuration would not send.
  */
 final class KinitirasStage implements MutationStage, ValidationStage {
     private static final RuleFamily FAMILY = KinitirasFamily.FAMILY;
+    private static final String UNLABELLED = "kinitiras's webhook configuration would not send it: neither the object"
+            + " nor the old object is labelled " + KinitirasOptions.WEBHOOK_LABEL + ": enabled (--"
+            + KinitirasOptions.WEBHOOK_LABEL_OPTION + ")";
 
     private final List<Policy> overrides;
     private final List<Policy> validations;
     private final HttpAnswers httpAnswers;
+    private final KinitirasOptions options;
 
     /**
      * {@code overrides}: cluster policies then namespaced ones, each in its order; {@code validations} in order;
-     * {@code httpAnswers} answers their http references.
+     * {@code httpAnswers} answers their http references; {@code options}, the administrator's.
      */
-    KinitirasStage(List<Policy> overrides, List<Policy> validations, HttpAnswers httpAnswers) {
+    KinitirasStage(List<Policy> overrides, List<Policy> validations, HttpAnswers httpAnswers,
+                   KinitirasOptions options) {
         this.overrides = List.copyOf(overrides);
         this.validations = List.copyOf(validations);
         this.httpAnswers = httpAnswers;
+        this.options = options;
     }
 
     @Override
@@ -54,6 +62,10 @@ final class KinitirasStage implements MutationStage, ValidationStage {
     @Override
     public JsonObject mutate(JsonObject object, StageContext context) {
         AdmissionRequest request = context.request();
+        if (!sent(request)) {
+            overrides.forEach(policy -> explain(context, policy, UNLABELLED));
+            return object;
+        }
         JsonValue old = oldObject(request);
         JsonObject current = object;
         JsonObject afterClusterPolicies = null;
@@ -64,7 +76,7 @@ final class KinitirasStage implements MutationStage, ValidationStage {
             // OverridePolicies are selected against what the cluster ones left (kinitiras's second pass)
             JsonObject selectedAgainst = policy.clusterWide() ? object : afterClusterPolicies;
             String namespace = namespace(selectedAgainst, request);
-            Optional<String> skipped = skipped(policy, selectedAgainst, namespace, request.operation());
+            Optional<String> skipped = skipped(policy, selectedAgainst, namespace, request.operation(), options);
             if (skipped.isPresent()) {
                 explain(context, policy, skipped.get());
                 continue;
@@ -97,10 +109,14 @@ final class KinitirasStage implements MutationStage, ValidationStage {
     @Override
     public void validate(JsonObject object, StageContext context) {
         AdmissionRequest request = context.request();
+        if (!sent(request)) {
+            validations.forEach(policy -> explain(context, policy, UNLABELLED));
+            return;
+        }
         JsonValue old = oldObject(request);
         String namespace = namespace(object, request);
         for (Policy policy : validations) {
-            Optional<String> skipped = skipped(policy, object, namespace, request.operation());
+            Optional<String> skipped = skipped(policy, object, namespace, request.operation(), options);
             if (skipped.isPresent()) {
                 explain(context, policy, skipped.get());
                 continue;
@@ -140,12 +156,34 @@ final class KinitirasStage implements MutationStage, ValidationStage {
     }
 
     /**
-     * Why the policy does not apply, or empty when it does: another namespace's OverridePolicy (Remold's tenant
-     * rule), no selector matching (none at all selects everything), or no rule targeting the operation.
+     * Whether kinitiras's webhook configuration would send the request, when {@code options} say the policies see
+     * only those: its {@code objectSelector} holds for the object or the old object, as the API server evaluates it
+     * (on a DELETE the object being deleted, a Namespace's own labels), and a request with neither is not sent.
      */
-    static Optional<String> skipped(Policy policy, JsonObject object, String namespace, AdmissionOperation operation) {
-        if (!policy.clusterWide() && !policy.namespace().equals(namespace)) {
-            return Optional.of("an OverridePolicy changes only objects of its own namespace");
+    private boolean sent(AdmissionRequest request) {
+        return !options.webhookLabel() || labelled(request.object()) || labelled(request.oldObject());
+    }
+
+    private static boolean labelled(JsonValue object) {
+        return object instanceof JsonObject o && o.get("metadata") instanceof JsonObject metadata
+                && metadata.get("labels") instanceof JsonObject labels
+                && labels.get(KinitirasOptions.WEBHOOK_LABEL) instanceof JsonString value
+                && value.getString().equals("enabled");
+    }
+
+    /**
+     * Why the policy does not apply, or empty when it does: another namespace's OverridePolicy (Remold's tenant
+     * rule, unless {@code options} lift it; even then, as in kinitiras, no cluster-scoped object), no selector
+     * matching (none at all selects everything), or no rule targeting the operation.
+     */
+    static Optional<String> skipped(Policy policy, JsonObject object, String namespace, AdmissionOperation operation,
+                                    KinitirasOptions options) {
+        if (!policy.clusterWide() && namespace.isEmpty()) {
+            return Optional.of("an OverridePolicy changes only namespaced objects");
+        }
+        if (!policy.clusterWide() && !options.crossNamespaceOverrides() && !policy.namespace().equals(namespace)) {
+            return Optional.of("an OverridePolicy changes only objects of its own namespace (without --"
+                    + KinitirasOptions.CROSS_NAMESPACE_OPTION + ")");
         }
         if (!policy.selectors().isEmpty()
                 && policy.selectors().stream().noneMatch(s -> s.matches(object, namespace))) {

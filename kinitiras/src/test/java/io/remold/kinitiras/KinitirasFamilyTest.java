@@ -123,7 +123,7 @@ class KinitirasFamilyTest {
             public jakarta.json.JsonValue answer(HttpCall call, long deadlineNanos) {
                 throw new AssertionError("compiling calls nothing");
             }
-        });
+        }, KinitirasOptions.DEFAULTS);
         String template = """
                 overrideRules: [{overriders: {template: {type: annotations, operation: replace, path: tier,
                   valueRef: {from: http, path: body.tier, http: {url: '%s', method: GET}}}}}]""";

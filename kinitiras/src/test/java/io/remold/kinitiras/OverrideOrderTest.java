@@ -29,15 +29,23 @@ class OverrideOrderTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void mutates(String name, JsonObject c) {
-        Decision decision = engine(c.getJsonArray("policies").getValuesAs(JsonObject.class)).mutate(request(c));
+        Decision decision = engine(c.getJsonArray("policies").getValuesAs(JsonObject.class), options(c))
+                .mutate(request(c));
         assertThat(decision.result(), is(c.get("want")));
         assertThat(decision.outcomes().stream().filter(RuleOutcome::matched).map(RuleOutcome::rule).toList(),
                 is(strings(c, "outcomes")));
         assertThat(decision.rejections().stream().map(Rejection::toString).toList(), is(strings(c, "refused")));
     }
 
-    static Engine engine(List<JsonObject> manifests) {
-        var family = new KinitirasFamily();
+    /** The case's {@code options}, each setting off unless it says {@code true}. */
+    private static KinitirasOptions options(JsonObject c) {
+        JsonObject options = c.getOrDefault("options", JsonValue.EMPTY_JSON_OBJECT).asJsonObject();
+        return new KinitirasOptions(options.getBoolean("crossNamespaceOverrides", false),
+                options.getBoolean("webhookLabel", false));
+    }
+
+    static Engine engine(List<JsonObject> manifests, KinitirasOptions options) {
+        var family = new KinitirasFamily(HttpAnswers.REFUSED, options);
         var policies = new TreeMap<String, Policy>();
         manifests.forEach(m -> {
             Policy policy = family.parse(m);

@@ -38,7 +38,8 @@ class ResourceSelectorTest {
             return;
         }
         Policy policy = PolicyReader.read(manifest, Forms.shared());
-        assertThat(KinitirasStage.skipped(policy, OBJECT, "default", AdmissionOperation.CREATE).isEmpty(),
+        assertThat(KinitirasStage.skipped(policy, OBJECT, "default", AdmissionOperation.CREATE,
+                KinitirasOptions.DEFAULTS).isEmpty(),
                 is(Cases.isTrue(c, "want")));
     }
 }

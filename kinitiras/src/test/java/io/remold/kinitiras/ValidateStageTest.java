@@ -9,6 +9,9 @@ import io.remold.engine.RuleOutcome;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -47,12 +51,17 @@ class ValidateStageTest {
 
     private static Decision validate(AdmissionOperation operation, JsonValue object, JsonValue old,
                                      Policy... policies) {
+        return validate(KinitirasOptions.DEFAULTS, operation, object, old, policies);
+    }
+
+    private static Decision validate(KinitirasOptions options, AdmissionOperation operation, JsonValue object,
+                                     JsonValue old, Policy... policies) {
         var map = new TreeMap<String, Policy>();
         for (Policy p : policies) {
             map.put("k" + map.size(), p);
         }
         Engine.Builder builder = Engine.builder();
-        new KinitirasFamily().compile(map).stage().ifPresent(builder::stage);
+        new KinitirasFamily(HttpAnswers.REFUSED, options).compile(map).stage().ifPresent(builder::stage);
         return builder.build().validate(new AdmissionRequest(operation, "", object, old, JsonValue.NULL,
                 JsonValue.NULL, false));
     }
@@ -116,5 +125,36 @@ class ValidateStageTest {
                 contains("ClusterValidatePolicy/p: \"cue: reference \"x\" not found\""));
         assertThat(decision.outcomes().get(0).error(), is("cue: reference \"x\" not found"));
         assertThat(seen, is(empty()));
+    }
+
+    static Stream<Arguments> webhookLabel() {
+        JsonObject unlabelled = Cases.yaml("{apiVersion: v1, kind: Namespace, metadata: {name: team}}");
+        return Stream.of(
+                Arguments.of("the deletion of a labelled namespace is refused", true, AdmissionOperation.DELETE,
+                        JsonValue.NULL, NAMESPACE, true),
+                Arguments.of("the deletion of an unlabelled namespace is never sent", true, AdmissionOperation.DELETE,
+                        JsonValue.NULL, unlabelled, false),
+                Arguments.of("without the setting no label exempts a namespace", false, AdmissionOperation.DELETE,
+                        JsonValue.NULL, unlabelled, true),
+                Arguments.of("an UPDATE that labels the namespace is sent", true, AdmissionOperation.UPDATE,
+                        NAMESPACE, unlabelled, true),
+                Arguments.of("an UPDATE that takes the label off is sent", true, AdmissionOperation.UPDATE,
+                        unlabelled, NAMESPACE, true),
+                Arguments.of("an unlabelled CREATE is never sent", true, AdmissionOperation.CREATE, unlabelled,
+                        JsonValue.NULL, false));
+    }
+
+    /**
+     * With {@code --kinitiras-webhook-label}, kinitiras's webhook configuration's objectSelector (deploy/
+     * webhook-configuration.yaml), as the API server evaluates it: the object or the old object carries the label.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void webhookLabel(String name, boolean setting, AdmissionOperation operation, JsonValue object, JsonValue old,
+                      boolean refused) {
+        Decision decision = validate(new KinitirasOptions(false, setting), operation, object, old,
+                policy("every-namespace", List.of(), all(), validator("operation rejected")));
+        assertThat(decision.allowed(), is(!refused));
+        assertThat(seen.size(), is(refused ? 1 : 0));
     }
 }

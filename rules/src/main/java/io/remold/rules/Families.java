@@ -4,6 +4,7 @@ import io.remold.engine.Family;
 import io.remold.gatekeeper.GatekeeperFamily;
 import io.remold.kinitiras.HttpAnswers;
 import io.remold.kinitiras.KinitirasFamily;
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.scripting.ScriptFamily;
 import io.remold.scripting.ScriptHost;
 
@@ -22,15 +23,20 @@ public final class Families {
 
     /**
      * A new instance of each family for one owner, which closes them; scripts run on hosts from {@code scriptHosts};
-     * kinitiras's http references are refused.
+     * kinitiras's http references are refused, and its policies run with Remold's defaults.
      */
     public static List<Family<?>> create(Supplier<ScriptHost> scriptHosts) {
-        return create(scriptHosts, HttpAnswers.REFUSED);
+        return create(scriptHosts, HttpAnswers.REFUSED, KinitirasOptions.DEFAULTS);
     }
 
-    /** As {@link #create(Supplier)}, kinitiras's http references answered by {@code httpAnswers}. */
-    public static List<Family<?>> create(Supplier<ScriptHost> scriptHosts, HttpAnswers httpAnswers) {
-        return List.of(new GatekeeperFamily(), new KinitirasFamily(httpAnswers), new ScriptFamily(scriptHosts));
+    /**
+     * As {@link #create(Supplier)}, kinitiras's http references answered by {@code httpAnswers} and its policies run
+     * with the administrator's {@code kinitiras} settings.
+     */
+    public static List<Family<?>> create(Supplier<ScriptHost> scriptHosts, HttpAnswers httpAnswers,
+                                         KinitirasOptions kinitiras) {
+        return List.of(new GatekeeperFamily(), new KinitirasFamily(httpAnswers, kinitiras),
+                new ScriptFamily(scriptHosts));
     }
 
     /** As {@link #create(Supplier)}, scripts on hosts with the default limits. */

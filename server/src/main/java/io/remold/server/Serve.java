@@ -44,7 +44,7 @@ final class Serve implements AutoCloseable {
 
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
-        this.store = new RuleStore(config.systemNamespace(), config.allowHttpRef());
+        this.store = new RuleStore(config.systemNamespace(), config.allowHttpRef(), config.kinitiras());
         store.onSnapshot(metrics::installed);
         metrics.externalData(store::writeMetrics);
         store.kubemodSystemNamespace(config.kubemodSystem());

@@ -3,6 +3,7 @@ package io.remold.server;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.remold.api.AllowedUrls;
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
 import io.remold.server.log.LogFormat;
 
@@ -25,7 +26,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain,
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
-                    long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef) {
+                    long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
+                    KinitirasOptions kinitiras) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -56,6 +58,12 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("allow-http-ref", "URL prefixes (http or https, host, optional port and path) kinitiras http"
                     + " valueRefs and CUE processing.http may call, comma-separated, or none (the default: a policy"
                     + " with an http valueRef is not in force)"),
+            new Key(KinitirasOptions.CROSS_NAMESPACE_OPTION, "kinitiras OverridePolicies apply to the objects they"
+                    + " select in every namespace, as in kinitiras (unsafe with tenants: one namespace's policy changes"
+                    + " another's objects); default false: their own namespace's only"),
+            new Key(KinitirasOptions.WEBHOOK_LABEL_OPTION, "kinitiras policies see only objects (or old objects)"
+                    + " labelled kinitiras.kcloudlabs.io/webhook: enabled, as kinitiras's webhook configuration sends"
+                    + " them (unsafe with tenants: an object's author exempts it); default false: every object"),
             new Key("rule-crds", "API groups of rule CRDs installed with the server, comma-separated, or none: a replica"
                     + " is not ready until it watches their rule resources (cluster mode; kubemod-compat implies"
                     + " api.kubemod.io)"),
@@ -127,7 +135,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 number(config, "max-body-bytes-in-flight"),
                 Duration.ofMillis(number(config, "read-timeout-ms")),
                 Set.copyOf(list(config, "rule-crds")),
-                AllowedUrls.parse(list(config, "allow-http-ref")));
+                AllowedUrls.parse(list(config, "allow-http-ref")),
+                new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

@@ -1,5 +1,6 @@
 package io.remold.server;
 
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.server.log.LogFormat;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +101,14 @@ class MainTest {
                 .kubemodSystem(), is("kubemod"));
         assertThat(ServerConfig.load(Map.of("kubemod-system-namespace", "kubemod"), Map.of()).kubemodSystem(),
                 nullValue());
+    }
+
+    /** Both kinitiras settings are off unless an administrator sets them, by flag or environment. */
+    @Test
+    void theKinitirasSettingsAreOffUnlessSet() {
+        assertThat(ServerConfig.load(Map.of(), Map.of()).kinitiras(), is(KinitirasOptions.DEFAULTS));
+        assertThat(ServerConfig.load(Main.flags(new String[]{"--kinitiras-cross-namespace-overrides"}),
+                Map.of("REMOLD_KINITIRAS_WEBHOOK_LABEL", "true")).kinitiras(), is(new KinitirasOptions(true, true)));
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.remold.server.http.WebhookServerTest;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -88,6 +91,52 @@ class ServeTest {
             await("the rule applies again", () -> !allowed.getAsBoolean());
             Files.delete(rules.resolve("no-web.yaml"));
             await("the deleted file's rule is gone", allowed);
+        }
+    }
+
+    /** Another namespace's OverridePolicy: it labels every Pod it is let change. */
+    static final String OTHER_NAMESPACES_POLICY = """
+            apiVersion: policy.kcloudlabs.io/v1alpha1
+            kind: OverridePolicy
+            metadata: {name: touch, namespace: other}
+            spec:
+              resourceSelectors: [{apiVersion: v1, kind: Pod}]
+              overrideRules: [{overriders: {plaintext: [{path: /metadata/labels/touched, op: add, value: "yes"}]}}]
+            """;
+
+    /**
+     * The administrator's kinitiras settings, from the server's options to the policies, over HTTPS: whether another
+     * namespace's OverridePolicy patches a Pod of team-a, labelled for kinitiras's webhook or not.
+     */
+    @ParameterizedTest(name = "cross-namespace {0}, webhook-label {1}, labelled {2}")
+    @CsvSource({
+            "false, false, true, false",
+            "true, false, false, true",
+            "true, true, false, false",
+            "true, true, true, true",
+            "false, true, true, false"})
+    void theKinitirasSettingsReachThePolicies(boolean crossNamespace, boolean webhookLabel, boolean labelled,
+                                              boolean patched) throws Exception {
+        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Files.writeString(rules.resolve("touch.yaml"), OTHER_NAMESPACES_POLICY);
+        ServerConfig config = ServerConfig.load(Map.of("port", "0", "host", "127.0.0.1", "rules", rules.toString(),
+                "generated-cert-dir", dir.resolve("tls").toString(), "shutdown-grace-seconds", "1", "admin-port", "0",
+                "kinitiras-cross-namespace-overrides", String.valueOf(crossNamespace),
+                "kinitiras-webhook-label", String.valueOf(webhookLabel)), Map.of());
+        String label = labelled ? "\"kinitiras.kcloudlabs.io/webhook\":\"enabled\"" : "\"app\":\"web\"";
+        String body = WebhookServerTest.review("k1", "CREATE", "").replace("\"namespace\":\"team-a\"}",
+                "\"namespace\":\"team-a\",\"labels\":{" + label + "}}");
+        try (Serve serve = Serve.start(config, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8)); HttpClient client = TestServer.client(serve.tls().ca())) {
+            JsonObject response = WebhookServerTest.response(TestServer.send(client, HttpRequest.newBuilder(
+                            URI.create("https://localhost:" + serve.port() + "/mutate"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build()));
+            assertThat(response.toString(), response.getBoolean("allowed"), is(true));
+            String patch = response.containsKey("patch")
+                    ? new String(Base64.getDecoder().decode(response.getString("patch")),
+                    StandardCharsets.UTF_8) : "";
+            assertThat(patch, patch.contains("/metadata/labels/touched"), is(patched));
         }
     }
 

@@ -114,7 +114,7 @@ public final class EvalCommand {
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
                 new CompiledRules(), Families.create(() -> scripts,
-                FileHttpAnswers.read(options.http(), options.allowHttpRef())));
+                FileHttpAnswers.read(options.http(), options.allowHttpRef()), options.kinitiras()));
         try {
             if (scripts != null && options.state() != null) {
                 scripts.seed(manifest("--state", options.state()));
@@ -254,7 +254,7 @@ public final class EvalCommand {
                             + " object, or it changed nothing)"));
         }
         if (!loaded.rulesOf(Policy.class).isEmpty()) {
-            err.println("kinitiras override policies (after the mutators: cluster ones, then the namespace's, by name):");
+            err.println("kinitiras override policies (after the mutators: cluster ones, then the namespaced ones, by name):");
             mutation.outcomes().stream().filter(o -> o.family().equals(KinitirasFamily.FAMILY)).forEach(o ->
                     err.println("  " + o.rule() + ": " + (!o.matched() ? "not applied: " + o.reason()
                             : o.error() != null ? "failed: " + o.error()

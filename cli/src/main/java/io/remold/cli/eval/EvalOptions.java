@@ -4,6 +4,7 @@ import io.remold.api.AdmissionOperation;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
 import io.remold.api.AllowedUrls;
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
 
 import java.nio.file.Path;
@@ -17,7 +18,8 @@ import java.util.Set;
 record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation, String namespace, Path old,
                    Path namespaceRef, Path nodeRef, Map<String, Path> references, Output output, boolean explain,
                    boolean help, Path state, Map<String, Path> externals, String kubemodSystemNamespace,
-                   TenantScripts tenantScripts, List<Path> cluster, Map<String, Path> http, AllowedUrls allowHttpRef) {
+                   TenantScripts tenantScripts, List<Path> cluster, Map<String, Path> http, AllowedUrls allowHttpRef,
+                   KinitirasOptions kinitiras) {
 
     enum Output { yaml, json, patch }
 
@@ -28,6 +30,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                                [--allow-http-ref PREFIX,...]
                                [--external NAME=FILE ...] [--output yaml|json|patch] [--explain] [--state FILE]
                                [--kubemod-system-namespace NS] [--tenant-scripts NS,...]
+                               [--kinitiras-cross-namespace-overrides] [--kinitiras-webhook-label]
             --ref NAME=FILE answers the rules' spec.references named NAME: one object, or for a labelSelector
             reference every object of the file (YAML documents or a List).
             --cluster FILE: objects (YAML documents or a List) that kinitiras k8s and owner valueRefs, and
@@ -44,13 +47,18 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             kubemod-compat (whose default NS is kubemod-system) applies them; without it they are namespaced.
             --tenant-scripts NS,...: refuse script rules of other namespaces than these (and remold-system), as the
             server's option of that name does (* for all, none for no tenant); without it every script runs.
+            --kinitiras-cross-namespace-overrides, --kinitiras-webhook-label: kinitiras policies run as a server
+            with that option set to true runs them (OverridePolicies of every namespace; only objects labelled
+            kinitiras.kcloudlabs.io/webhook: enabled).
             Exit codes: 0 allowed (a failing Patch rule is reported on stderr), 1 rejected, 2 usage or input error.""";
 
+    private static final String CROSS_NAMESPACE = "--" + KinitirasOptions.CROSS_NAMESPACE_OPTION;
+    private static final String WEBHOOK_LABEL = "--" + KinitirasOptions.WEBHOOK_LABEL_OPTION;
     /** Every flag eval takes; docs/eval.md documents each (EvalCommandTest). */
     static final Set<String> FLAGS =
             Set.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--ref",
                     "--cluster", "--http", "--allow-http-ref", "--state", "--external", "--kubemod-system-namespace",
-                    "--tenant-scripts", "--explain", "--help");
+                    "--tenant-scripts", CROSS_NAMESPACE, WEBHOOK_LABEL, "--explain", "--help");
 
     /** Accepts {@code --flag value} and {@code --flag=value}; every problem names the argument and its position. */
     static EvalOptions parse(String[] args) {
@@ -71,6 +79,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         String kubemodSystemNamespace = null;
         TenantScripts tenantScripts = null;
         boolean explain = false;
+        boolean crossNamespace = false;
+        boolean webhookLabel = false;
         var line = new CommandLine(args);
         while (line.next()) {
             String flag = line.flag();
@@ -78,11 +88,18 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             if (!FLAGS.contains(flag)) {
                 throw line.unknown();
             }
+            if (flag.equals(CROSS_NAMESPACE) || flag.equals(WEBHOOK_LABEL)) {
+                line.noValue();
+                crossNamespace |= flag.equals(CROSS_NAMESPACE);
+                webhookLabel |= flag.equals(WEBHOOK_LABEL);
+                continue;
+            }
             if (flag.equals("--explain") || flag.equals("--help")) {
                 line.noValue();
                 if (flag.equals("--help")) {
                     return new EvalOptions(List.of(), null, null, null, null, null, null, Map.of(), output, false,
-                            true, null, Map.of(), null, null, List.of(), Map.of(), AllowedUrls.ANY);
+                            true, null, Map.of(), null, null, List.of(), Map.of(), AllowedUrls.ANY,
+                            KinitirasOptions.DEFAULTS);
                 }
                 explain = true;
                 continue;
@@ -158,7 +175,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         return new EvalOptions(List.copyOf(rules), resource, operation, namespace, old, namespaceRef, nodeRef,
                 java.util.Collections.unmodifiableMap(references), output, explain, false, state,
                 java.util.Collections.unmodifiableMap(externals), kubemodSystemNamespace, tenantScripts,
-                List.copyOf(cluster), java.util.Collections.unmodifiableMap(http), allowedUrls(allowHttpRef));
+                List.copyOf(cluster), java.util.Collections.unmodifiableMap(http), allowedUrls(allowHttpRef),
+                new KinitirasOptions(crossNamespace, webhookLabel));
     }
 
     /** Every URL when {@code --allow-http-ref} is not given ({@code eval} never calls out), else those prefixes. */

@@ -39,7 +39,10 @@ public class ExamplesTest {
     public static final Path EXAMPLES = examplesFolder();
     private static final Pattern DOCUMENTED_FLAG = Pattern.compile("\\| `(--[a-z-]+)[ `]");
 
-    /** One example: the rules to load and the folder with input.yaml, expected.yaml or rejected.txt, refs. */
+    /**
+     * One example: the rules to load and the folder with input.yaml, expected.yaml or rejected.txt, refs, and
+     * optionally {@code flags}.
+     */
     record Example(String name, Path rules, Path files) {
         @Override
         public String toString() {
@@ -59,6 +62,14 @@ public class ExamplesTest {
                 args.add(ref.getFileName().toString().replaceFirst("[.]yaml$", "") + "=" + ref);
             }
             args.addAll(externals(files));
+            // flags: more eval arguments for this case, one a line (an operation, an administrator setting)
+            if (Files.exists(files.resolve("flags"))) {
+                try {
+                    Files.readAllLines(files.resolve("flags")).stream().filter(l -> !l.isBlank()).forEach(args::add);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
             return args;
         }
 

@@ -24,12 +24,18 @@ class KinitirasEvalTest {
                 "--explain", "--output", "patch");
         assertThat(run.err(), run.exit(), is(EvalCommand.ALLOWED));
         assertThat(run.err(), containsString("kinitiras override policies (after the mutators: cluster ones, then"
-                + " the namespace's, by name):\n  OverridePolicy/default/add-anno-op-plaintext: changed the object, "
+                + " the namespaced ones, by name):\n  OverridePolicy/default/add-anno-op-plaintext: changed the object, "
                 + "[{\"op\":\"add\",\"path\":\"/metadata/annotations/added-by\",\"value\":\"op\"}]"));
         var other = ExamplesTest.Run.of(EvalCommand::run, "--rules", EXAMPLE.resolve("rule.yaml").toString(),
                 "--resource", EXAMPLE.resolve("cases/another-namespace/input.yaml").toString(), "--explain");
         assertThat(other.err(), containsString("  OverridePolicy/default/add-anno-op-plaintext: not applied: an"
                 + " OverridePolicy changes only objects of its own namespace"));
+        var unlabelled = ExamplesTest.Run.of(EvalCommand::run, "--rules", EXAMPLE.resolve("rule.yaml").toString(),
+                "--resource", EXAMPLE.resolve("cases/unlabelled-pod/input.yaml").toString(), "--explain",
+                "--kinitiras-webhook-label");
+        assertThat(unlabelled.err(), containsString("  OverridePolicy/default/add-anno-op-plaintext: not applied:"
+                + " kinitiras's webhook configuration would not send it: neither the object nor the old object is"
+                + " labelled kinitiras.kcloudlabs.io/webhook: enabled (--kinitiras-webhook-label)"));
     }
 
     /**

@@ -49,7 +49,14 @@ class KinitirasExamplesTest {
 
     /** An example's {@code eval}, and whether it gave the golden (empty) or how it did not. */
     static Optional<String> mismatch(Path dir) throws IOException {
-        var run = ExamplesTest.Run.of(args(dir));
+        return mismatch(dir, List.of());
+    }
+
+    /** As {@link #mismatch(Path)}, {@code eval} also given {@code flags}. */
+    private static Optional<String> mismatch(Path dir, List<String> flags) throws IOException {
+        var args = new ArrayList<>(args(dir));
+        args.addAll(flags);
+        var run = ExamplesTest.Run.of(args);
         Path expected = dir.resolve("expected.yaml");
         Path rejected = dir.resolve("rejected.txt");
         Path refused = dir.resolve("policy-refused.txt");
@@ -89,6 +96,18 @@ class KinitirasExamplesTest {
         } else {
             assertThat(mismatch.orElse(""), mismatch.isEmpty());
         }
+    }
+
+    /**
+     * With both administrator settings that restore kinitiras's behaviour, every example (each request labelled for
+     * kinitiras's webhook, as kinitiras's README applies them) still gives kinitiras's result.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("examples")
+    void givesWhatKinitirasGivesWithKinitirasSettings(String name) throws IOException {
+        Optional<String> mismatch = mismatch(EXAMPLES.resolve(name),
+                List.of("--kinitiras-cross-namespace-overrides", "--kinitiras-webhook-label"));
+        assertThat(mismatch.orElse(""), mismatch.isEmpty() || DIFFERENCES.containsKey(name));
     }
 
     /** The comparison sees a wrong golden of each kind, so that a listed difference that goes away is noticed. */

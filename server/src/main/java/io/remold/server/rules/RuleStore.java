@@ -9,6 +9,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.api.AllowedUrls;
 import io.remold.rules.Families;
 import io.remold.rules.TenantScripts;
@@ -89,26 +90,30 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private volatile ReferenceSource references;
 
     public RuleStore(String systemNamespace) {
-        this(systemNamespace, AllowedUrls.NONE);
+        this(systemNamespace, AllowedUrls.NONE, KinitirasOptions.DEFAULTS);
     }
 
-    /** Calling kinitiras policies' http references under the {@code allowHttpRef} prefixes. */
-    public RuleStore(String systemNamespace, AllowedUrls allowHttpRef) {
-        this(systemNamespace, () -> Scripts.host(ScriptLimits.defaults()), allowHttpRef);
+    /**
+     * Calling kinitiras policies' http references under the {@code allowHttpRef} prefixes, running the policies with
+     * the administrator's {@code kinitiras} settings.
+     */
+    public RuleStore(String systemNamespace, AllowedUrls allowHttpRef, KinitirasOptions kinitiras) {
+        this(systemNamespace, () -> Scripts.host(ScriptLimits.defaults()), allowHttpRef, kinitiras);
     }
 
     /** {@code scriptHosts} makes the script host; a test's may fail. */
     RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts) {
-        this(systemNamespace, scriptHosts, AllowedUrls.NONE);
+        this(systemNamespace, scriptHosts, AllowedUrls.NONE, KinitirasOptions.DEFAULTS);
     }
 
-    private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef) {
+    private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef,
+                      KinitirasOptions kinitiras) {
         this.systemNamespace = systemNamespace;
         this.families = Families.create(() -> {
             ScriptHost host = scriptHosts.get();
             host.onStarted(this::scriptStarted);
             return host;
-        }, externalData.httpReferences(allowHttpRef));
+        }, externalData.httpReferences(allowHttpRef), kinitiras);
         this.snapshot = new AtomicReference<>(assembly().assemble(RuleSet.EMPTY));
     }
 

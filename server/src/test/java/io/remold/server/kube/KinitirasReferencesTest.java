@@ -8,6 +8,7 @@ import io.remold.engine.Decision;
 import io.remold.engine.Family;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasFamily;
+import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.Snapshot;
 import io.remold.server.rules.RuleStore;
 import jakarta.json.JsonObject;
@@ -135,7 +136,8 @@ class KinitirasReferencesTest {
         service.start();
         String base = "http://127.0.0.1:" + service.getAddress().getPort();
         var snapshots = new CopyOnWriteArrayList<Snapshot>();
-        try (var store = new RuleStore("remold-system", AllowedUrls.parse(List.of(base + "/api")))) {
+        try (var store = new RuleStore("remold-system", AllowedUrls.parse(List.of(base + "/api")),
+                KinitirasOptions.DEFAULTS)) {
             store.onSnapshot(snapshots::add);
             String http = "{from: http, path: /body/tier, http: {url: '%s', method: GET,"
                     + " params: {pod: '{{metadata.name}}'}}}";
