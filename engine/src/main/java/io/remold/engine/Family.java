@@ -64,6 +64,15 @@ public interface Family<R> extends AutoCloseable {
         return Set.of();
     }
 
+    /**
+     * The kinds of object the rule can decide, when its match names them, so that an impact scan lists only those;
+     * empty when it may decide objects of any kind. A wider set than the rule matches is harmless (the rule decides),
+     * a narrower one would miss objects.
+     */
+    default Optional<Set<TargetKind>> targetKinds(R rule) {
+        return Optional.empty();
+    }
+
     /** The family's stage of a rule set (its rules by source key, sorted), created on the caller's thread. */
     Compiled compile(SortedMap<String, R> rules);
 
@@ -80,6 +89,25 @@ public interface Family<R> extends AutoCloseable {
         /** As the reference caches name a kind: {@code apiVersion kind}. */
         public String key() {
             return apiVersion + " " + kind;
+        }
+    }
+
+    /**
+     * A kind of object a rule can decide: by {@code kind} (with its API {@code group}, or any group when null) or,
+     * when {@code kind} is null, by {@code resource} (plural, lowercase) in any group. The core group is empty text.
+     */
+    record TargetKind(String group, String kind, String resource) {
+        public TargetKind {
+            if ((kind == null) == (resource == null)) {
+                throw new IllegalArgumentException("a target kind names a kind or a resource: " + kind + ", "
+                        + resource);
+            }
+        }
+
+        /** The group of an {@code apiVersion} ({@code apps/v1}: apps; {@code v1}: the core group, empty). */
+        public static String groupOf(String apiVersion) {
+            int slash = apiVersion.indexOf('/');
+            return slash < 0 ? "" : apiVersion.substring(0, slash);
         }
     }
 

@@ -2,6 +2,7 @@ package io.remold.gatekeeper;
 
 import io.remold.engine.Family;
 import io.remold.engine.RuleFamily;
+import io.remold.gatekeeper.match.GroupKind;
 import io.remold.gatekeeper.mutators.Mutator;
 import jakarta.json.JsonObject;
 
@@ -54,6 +55,19 @@ public final class GatekeeperFamily implements Family<Mutator> {
     @Override
     public String id(Mutator rule) {
         return rule.id().toString();
+    }
+
+    /** The kinds its match admits; a wildcard group is any group, a wildcard kind any kind. */
+    @Override
+    public Optional<Set<TargetKind>> targetKinds(Mutator rule) {
+        Set<GroupKind> admitted = rule.kindsAdmitted();
+        if (admitted == null || admitted.stream().anyMatch(gk -> gk.kind().equals("*"))) {
+            return Optional.empty();
+        }
+        var targets = new HashSet<TargetKind>();
+        admitted.forEach(gk -> targets.add(new TargetKind(gk.group().equals("*") ? null : gk.group(), gk.kind(),
+                null)));
+        return Optional.of(Set.copyOf(targets));
     }
 
     /** Mutators never refuse. */

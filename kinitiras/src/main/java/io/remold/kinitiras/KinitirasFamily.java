@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * kinitiras's policies ({@code policy.kcloudlabs.io/v1alpha1}) as a rule family: one stage that overrides (the two
@@ -148,6 +149,17 @@ public final class KinitirasFamily implements Family<Policy> {
             }
         }
         return Optional.empty();
+    }
+
+    /** Its resourceSelectors' kinds; without selectors a policy decides every object. */
+    @Override
+    public Optional<Set<TargetKind>> targetKinds(Policy policy) {
+        if (policy.selectors().isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(policy.selectors().stream()
+                .map(s -> new TargetKind(TargetKind.groupOf(s.apiVersion()), s.kind(), null))
+                .collect(Collectors.toUnmodifiableSet()));
     }
 
     /** The kinds of the policy's {@code k8s} references; a cluster policy reads them in every namespace. */

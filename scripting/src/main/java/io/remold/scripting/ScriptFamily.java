@@ -67,6 +67,16 @@ public final class ScriptFamily implements Family<ScriptRule> {
         return rule.id();
     }
 
+    /** Its {@code kinds}: resources of any group; none means every kind. */
+    @Override
+    public Optional<Set<TargetKind>> targetKinds(ScriptRule rule) {
+        if (rule.kinds().isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(rule.kinds().stream().map(resource -> new TargetKind(null, null, resource))
+                .collect(Collectors.toUnmodifiableSet()));
+    }
+
     /** A script with {@code jsa_validate} refuses like a Reject rule: in its namespace, or anywhere when cluster-wide. */
     @Override
     public Optional<String> refusesIn(ScriptRule rule) {
