@@ -291,6 +291,16 @@ class ReportSinkTest {
         assertThat(report(sink, rule, "").toString(), containsString("\"category\":\"Gatekeeper mutation\""));
     }
 
+    @Test
+    void badSettingsAreRefusedNamingTheKey() {
+        var results = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ReportLimits.DEFAULT.withResultsPerReport(1001));
+        assertThat(results.getMessage(), is("report-results must be between 0 and 1000: 1001"));
+        var interval = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new ReportOptions(true, ReportLimits.DEFAULT, java.time.Duration.ZERO));
+        assertThat(interval.getMessage(), is("report-interval-seconds must be at least 1: 0"));
+    }
+
     static String annotation(JsonObject report, String name) {
         return report.getJsonObject("metadata").getJsonObject("annotations").getString(name);
     }
