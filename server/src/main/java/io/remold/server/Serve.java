@@ -81,10 +81,10 @@ final class Serve implements AutoCloseable {
                         informers);
                 resources.push(cluster);
                 if (config.reports().enabled()) {
-                    // Issue 27: shadow evaluation and impact scans record into it (ImpactSink, ScanListener), and a
-                    // deleted rule is forgotten.
-                    cluster.writeReports(new ReportSink(config.reports().limits(), Clock.systemUTC()),
-                            config.reports().interval());
+                    // Issue 27: shadow evaluation and impact scans record into it (ImpactSink, ScanListener).
+                    var reports = new ReportSink(config.reports().limits(), Clock.systemUTC());
+                    store.onSnapshot(snapshot -> reports.retain(snapshot.outcomeNames()));
+                    cluster.writeReports(reports, config.reports().interval());
                 }
                 refs = cluster.refs();
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).

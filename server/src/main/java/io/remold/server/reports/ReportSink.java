@@ -257,8 +257,15 @@ public final class ReportSink implements ImpactSink, ScanListener {
         }
     }
 
-    /** The rule was deleted: its reports are deleted. */
-    public synchronized void forget(String rule) {
+    /**
+     * The rules of a new rule set ({@code Snapshot.outcomeNames}): the reports of the others, deleted rules, are
+     * deleted.
+     */
+    public synchronized void retain(Set<String> current) {
+        List.copyOf(rules.keySet()).stream().filter(rule -> !current.contains(rule)).forEach(this::forget);
+    }
+
+    private void forget(String rule) {
         RuleReports reports = rules.remove(rule);
         if (reports == null) {
             return;

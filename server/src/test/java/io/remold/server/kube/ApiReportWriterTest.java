@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.remold.server.Eventually.await;
@@ -116,7 +117,7 @@ class ApiReportWriterTest {
         writer.flush();
         await(() -> api.requests("PATCH", REPORT).size() == 1);
 
-        sink.forget(RULE);
+        sink.retain(Set.of());
         writer.flush();
         await(() -> api.requests("DELETE", REPORT).size() == 1 && api.requests("DELETE", CLUSTER_REPORT).size() == 1);
         // One worker, in order: once a later write is done, the deletions' outcome was decided.

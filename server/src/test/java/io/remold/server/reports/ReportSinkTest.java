@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -182,11 +183,14 @@ class ReportSinkTest {
     @Test
     void aDeletedRulesReportsAreToBeDeleted() {
         sink.record(RuleFamily.MODRULE, RULE, RuleMode.SHADOW, Source.ADMISSION, pod("team-a", "a1"), CHANGES);
+        sink.record(RuleFamily.MODRULE, "team-a/kept", RuleMode.SHADOW, Source.ADMISSION, pod("team-a", "a1"),
+                CHANGES);
         sink.drainChanged();
-        sink.forget(RULE);
+        sink.retain(Set.of("team-a/kept", "team-a/without-verdicts"));
         List<ReportKey> changed = sink.drainChanged();
         assertThat(changed, containsInAnyOrder(new ReportKey(RULE, ""), new ReportKey(RULE, "team-a")));
         changed.forEach(key -> assertThat(key + " renders empty", sink.render(key).isPresent(), is(false)));
+        assertThat(sink.render(new ReportKey("team-a/kept", "team-a")).isPresent(), is(true));
     }
 
     @Test
@@ -248,7 +252,7 @@ class ReportSinkTest {
         assertThat("the totals count every verdict", summary(cluster).getInt("fail"), is(4));
         assertThat(annotation(cluster, ReportSink.FOLDED_ANNOTATION), is("2"));
 
-        sink.forget(RULE); // frees its two Reports
+        sink.retain(Set.of("a/other")); // deletes RULE, freeing its two Reports
         sink.record(RuleFamily.MODRULE, "a/other", RuleMode.SHADOW, Source.ADMISSION, pod("b", "p"), CHANGES);
         assertThat(sink.render(new ReportKey("a/other", "b")).isPresent(), is(true));
     }
