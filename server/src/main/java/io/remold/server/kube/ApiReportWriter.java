@@ -44,6 +44,7 @@ final class ApiReportWriter {
     /** The ModRules found by rule id (empty: not found); cleared when the rule's reports are deleted. */
     private final Map<String, Optional<Owner>> owners = new ConcurrentHashMap<>();
     private boolean wasLeader;
+    private volatile boolean crdMissingSaid;
 
     ApiReportWriter(ApiClient client, WriteQueue queue, BooleanSupplier leader, ReportSink reports) {
         this.client = client;
@@ -78,8 +79,15 @@ final class ApiReportWriter {
             if (e.getCode() == 404 && report.isEmpty()) {
                 return WriteQueue.Result.DONE;
             }
-            // Said once per report; its retries, as long as the cause lasts (no CRD, no RBAC), at debug level.
-            LOG.log(retries == 0 ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+            if (e.getCode() == 404 && !crdMissingSaid) {
+                // An apply creates what is missing: 404 is the resource itself, said once rather than per report.
+                crdMissingSaid = true;
+                LOG.log(System.Logger.Level.WARNING, "{0} are not served: reports are written once their CRDs are "
+                        + "installed (the installer''s --reports)", key.plural() + "." + ReportKey.GROUP);
+                return WriteQueue.Result.RETRY;
+            }
+            // Said once per report; its retries, as long as the cause lasts (no RBAC), at debug level.
+            LOG.log(retries == 0 && e.getCode() != 404 ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
                     "cannot write {0}: HTTP {1} {2} (trying again)", key, e.getCode(), e.getResponseBody());
             return WriteQueue.Result.RETRY;
         }

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,10 +32,12 @@ import static io.remold.server.Eventually.await;
 import static io.remold.server.kube.FakeApiServer.ok;
 import static io.remold.server.kube.FakeApiServer.status;
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
 
 /** The leader's report writes against a fake API server: the objects applied (golden files), deletions, leadership. */
 class ApiReportWriterTest {
@@ -153,6 +156,40 @@ class ApiReportWriterTest {
         await(() -> api.requests("PATCH", CLUSTER_REPORT).size() == 2);
         assertThat(backoff.retries.get(), is(1));
         assertThat(api.requests("GET", MODRULE), empty());
+    }
+
+    @Test
+    void reportsWithoutTheirCrdAreSaidOnceAndTriedAgain() {
+        var logged = new java.util.concurrent.ConcurrentLinkedQueue<String>();
+        var capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    logged.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        var log = java.util.logging.Logger.getLogger(ApiReportWriter.class.getName());
+        log.addHandler(capture);
+        try {
+            String other = REPORTS + "namespaces/team-c/reports/" + new ReportKey(RULE, "team-c").name();
+            String another = REPORTS + "namespaces/team-d/reports/" + new ReportKey(RULE, "team-d").name();
+            record(Source.EXISTING, new ObjectRef("v1", "ConfigMap", "team-c", "c"), Verdict.UNCHANGED);
+            record(Source.EXISTING, new ObjectRef("v1", "ConfigMap", "team-d", "d"), Verdict.UNCHANGED);
+            writer.flush(); // the fake answers 404 to both Reports (no route), as to a resource not served
+            await(() -> api.requests("PATCH", other).size() >= 2 && api.requests("PATCH", another).size() >= 2);
+            assertThat(List.copyOf(logged), contains(startsWith("{0} are not served")));
+        } finally {
+            log.removeHandler(capture);
+        }
     }
 
     private static void assertGolden(String name, String body) throws IOException {
