@@ -116,8 +116,6 @@ public final class ReportSink implements ImpactSink, ScanListener {
         final Map<String, Tally> namespaces = new HashMap<>();
         final long[] folded = new long[SOURCES];
         boolean foldLogged;
-        /** Null before the first scan, else whether one runs. */
-        Boolean scanning;
 
         RuleReports(RuleFamily family, RuleMode mode) {
             this.family = family;
@@ -129,6 +127,8 @@ public final class ReportSink implements ImpactSink, ScanListener {
     private final Clock clock;
     private final Map<String, RuleReports> rules = new HashMap<>();
     private final Set<ReportKey> changed = new LinkedHashSet<>();
+    /** Whether a scan of the rule runs, for the rules scanned (a scan may begin before the rule's first verdict). */
+    private final Map<String, Boolean> scans = new HashMap<>();
     private int namespacedReports;
     private long resultBytes;
     private long foldedVerdicts;
@@ -214,11 +214,11 @@ public final class ReportSink implements ImpactSink, ScanListener {
     /** Drops the rule's verdicts of existing objects: its scan restarts them. */
     @Override
     public synchronized void began(String rule) {
+        scans.put(rule, true);
         RuleReports reports = rules.get(rule);
         if (reports == null) {
             return;
         }
-        reports.scanning = true;
         reports.totals.clear(Source.EXISTING);
         reports.folded[Source.EXISTING.ordinal()] = 0;
         clearExisting(reports.cluster);
@@ -250,11 +250,8 @@ public final class ReportSink implements ImpactSink, ScanListener {
 
     @Override
     public synchronized void ended(String rule) {
-        RuleReports reports = rules.get(rule);
-        if (reports != null) {
-            reports.scanning = false;
-            changed.add(new ReportKey(rule, ""));
-        }
+        scans.put(rule, false);
+        changed.add(new ReportKey(rule, ""));
     }
 
     /**
@@ -262,10 +259,12 @@ public final class ReportSink implements ImpactSink, ScanListener {
      * deleted.
      */
     public synchronized void retain(Set<String> current) {
+        scans.keySet().retainAll(current);
         List.copyOf(rules.keySet()).stream().filter(rule -> !current.contains(rule)).forEach(this::forget);
     }
 
     private void forget(String rule) {
+        scans.remove(rule);
         RuleReports reports = rules.remove(rule);
         if (reports == null) {
             return;
@@ -312,8 +311,9 @@ public final class ReportSink implements ImpactSink, ScanListener {
         if (key.cluster() && folded > 0) {
             annotations.add(FOLDED_ANNOTATION, Long.toString(folded));
         }
-        if (key.cluster() && reports.scanning != null) {
-            annotations.add(SCAN_ANNOTATION, reports.scanning ? "Running" : "Done");
+        Boolean scanning = scans.get(key.rule());
+        if (key.cluster() && scanning != null) {
+            annotations.add(SCAN_ANNOTATION, scanning ? "Running" : "Done");
         }
         var metadata = JSON.createObjectBuilder().add("name", key.name());
         if (!key.cluster()) {

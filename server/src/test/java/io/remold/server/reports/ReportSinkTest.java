@@ -181,6 +181,15 @@ class ReportSinkTest {
     }
 
     @Test
+    void aScanThatBeginsBeforeTheRulesFirstVerdictIsShown() {
+        sink.began(RULE);
+        sink.record(RuleFamily.MODRULE, RULE, RuleMode.SHADOW, Source.EXISTING, pod("team-a", "a1"), CHANGES);
+        assertThat(annotation(report(sink, RULE, ""), ReportSink.SCAN_ANNOTATION), is("Running"));
+        sink.ended(RULE);
+        assertThat(annotation(report(sink, RULE, ""), ReportSink.SCAN_ANNOTATION), is("Done"));
+    }
+
+    @Test
     void aDeletedRulesReportsAreToBeDeleted() {
         sink.record(RuleFamily.MODRULE, RULE, RuleMode.SHADOW, Source.ADMISSION, pod("team-a", "a1"), CHANGES);
         sink.record(RuleFamily.MODRULE, "team-a/kept", RuleMode.SHADOW, Source.ADMISSION, pod("team-a", "a1"),
