@@ -39,6 +39,9 @@ class LeastPrivilegeIT {
             "remold-server,  watch,  clusteroverridepolicies.policy.kcloudlabs.io, '', yes", // --kinitiras-compat
             "remold-server,  patch,  overridepolicies.policy.kcloudlabs.io --subresource=status, team-a, yes",
             "remold-server,  update, clustervalidatepolicies.policy.kcloudlabs.io, '', no",
+            "remold-server,  patch,  reports.openreports.io,          team-a,        yes", // --reports
+            "remold-server,  delete, clusterreports.openreports.io,   '',            yes",
+            "remold-server,  update, reports.openreports.io,          team-a,        no",
             "remold-server,  watch,  pods,                            '',            yes",
             "remold-server,  watch,  deployments.apps,                '',            no",
             "remold-server,  create, modrules.remold.io,              team-a,        no",

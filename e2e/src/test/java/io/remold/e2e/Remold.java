@@ -56,7 +56,8 @@ final class Remold implements BeforeAllCallback, ParameterResolver, TestWatcher 
         String url = "https://127.0.0.1:" + port;
         String bundle = installer("--webhook-url", url, "--ca-file", Cluster.CA.toString(), "--kubemod-compat",
                 "--gatekeeper-compat", "--js-admissions-compat", "--kinitiras-compat", "--allow-references", ALLOW_REFERENCES,
-                "--node-annotations"); // scenario 5 (node references) needs pods: patch
+                "--node-annotations", // scenario 5 (node references) needs pods: patch
+                "--reports"); // ReportsIT: the OpenReports CRDs and the server's RBAC to write them
         Cluster.apply(bundle);
         // Scenario 9: the server runs as its ServiceAccount, with only the RBAC of the bundle.
         var server = new RemoldServer(port, Cluster.serviceAccountKubeconfig(SYSTEM_NAMESPACE, "remold-server"));

@@ -26,7 +26,8 @@ final class RemoldServer implements AutoCloseable {
 
     /** What the shared installation's server is started with, besides where it listens and its credentials. */
     static final List<String> DEFAULT_OPTIONS = List.of("--kubemod-compat", "--allow-references",
-            Remold.ALLOW_REFERENCES, "--node-annotations", "--tenant-scripts", "default");
+            Remold.ALLOW_REFERENCES, "--node-annotations", "--tenant-scripts", "default", "--reports",
+            "--report-interval-seconds", "1");
 
     private final int port;
     /** The plain-HTTP port of /healthz, /readyz and /metrics, which answers without a client certificate. */

@@ -144,6 +144,7 @@ final class Bundle {
     static final int DRAIN_SECONDS = 5;
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
     static final String REMOLD_GROUP = "remold.io";
+    static final String REPORTS_GROUP = "openreports.io";
     static final String KUBEMOD_GROUP = "api.kubemod.io";
     static final String GATEKEEPER_GROUP = "mutations.gatekeeper.sh";
     static final List<String> GATEKEEPER_MUTATORS = List.of("assign", "assignimage", "assignmetadata", "modifyset");
@@ -175,6 +176,9 @@ final class Bundle {
         }
         if (options.kinitirasCompat()) {
             objects.addAll(KinitirasCrds.all());
+        }
+        if (options.reports()) {
+            objects.addAll(Crds.reports());
         }
         objects.add(serviceAccount(SERVER));
         if (certgenRuns()) {
@@ -298,6 +302,11 @@ final class Bundle {
             rules.add(rule(KinitirasCrds.GROUP, KinitirasCrds.PLURALS, List.of("get", "list", "watch")));
             rules.add(rule(KinitirasCrds.GROUP, KinitirasCrds.PLURALS.stream().map(r -> r + "/status").toList(),
                     List.of("patch", "update")));
+        }
+        if (options.reports()) {
+            // the leader's reports, one per rule and namespace: applied (created or updated) and deleted
+            rules.add(rule(REPORTS_GROUP, List.of("reports", "clusterreports"),
+                    List.of("get", "create", "patch", "delete")));
         }
         return new V1ClusterRole().apiVersion(RBAC_GROUP + "/v1").kind("ClusterRole").metadata(meta(SERVER)).rules(rules);
     }
@@ -472,6 +481,9 @@ final class Bundle {
         args.add("--rule-crds=" + String.join(",", ruleCrdGroups()));
         if (options.nodeAnnotations()) {
             args.add("--node-annotations");
+        }
+        if (options.reports()) {
+            args.add("--reports");
         }
         var env = new ArrayList<>(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
                 fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")));

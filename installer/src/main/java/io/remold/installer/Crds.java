@@ -16,7 +16,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The CRDs shipped by the api module (ModRules and external data Providers; Gatekeeper's mutators for --gatekeeper-compat; js-admissions-controller's script rules for
- * --js-admissions-compat). Each is checked against the client's model (which refuses unknown
+ * --js-admissions-compat; OpenReports' reports for --reports). Each is checked against the client's model (which refuses unknown
  * fields) but written as read: the model would turn meaningful empty objects such as {@code status: {}} into noise.
  */
 final class Crds {
@@ -60,6 +60,17 @@ final class Crds {
                         .replace("SCRIPT_KIND", kind[0]).replace("SCRIPT_SCOPE", kind[1])
                         .replace("SCRIPT_PLURAL", kind[0].toLowerCase(Locale.ROOT) + "s")
                         .replace("SCRIPT_SINGULAR", kind[0].toLowerCase(Locale.ROOT))))
+                .toList();
+    }
+
+    /** OpenReports' Report (namespaced) and ClusterReport, from one template, for --reports. */
+    static List<Object> reports() {
+        return Stream.of("Report/Namespaced/reps", "ClusterReport/Cluster/creps").map(entry -> entry.split("/"))
+                .map(kind -> load("reports.openreports.io.yaml", text -> text
+                        .replace("REPORT_KIND", kind[0]).replace("REPORT_SCOPE", kind[1])
+                        .replace("REPORT_PLURAL", kind[0].toLowerCase(Locale.ROOT) + "s")
+                        .replace("REPORT_SINGULAR", kind[0].toLowerCase(Locale.ROOT))
+                        .replace("REPORT_SHORT", kind[2])))
                 .toList();
     }
 

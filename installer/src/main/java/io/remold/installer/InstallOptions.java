@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
  * @param tenantScripts namespaces whose rules may run JavaScript ({@code *}: all), empty: the server's default (none)
  * @param nodeAnnotations whether the server may patch pods to write the node-name annotation
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
+ * @param reports    whether OpenReports' CRDs are installed and the server writes reports into them
  */
 record InstallOptions(
         String namespace,
@@ -55,7 +56,8 @@ record InstallOptions(
         boolean kinitirasCompat,
         List<String> allowHttpRef,
         boolean kinitirasCrossNamespaceOverrides,
-        boolean kinitirasWebhookLabel) {
+        boolean kinitirasWebhookLabel,
+        boolean reports) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -138,6 +140,9 @@ record InstallOptions(
                                                none: only the system namespace and cluster-scoped script rules)
               --node-annotations               let the server patch pods to annotate them with their node
                                                (ref.remold.io/inject-node-ref; grants pods: get, patch)
+              --reports                        also install OpenReports' CRDs (openreports.io: Report,
+                                               ClusterReport) and let the server write what Shadow and
+                                               Warn rules and impact scans find into them (docs/reports.md)
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
@@ -156,7 +161,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false);
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false);
     }
 
     boolean inCluster() {
@@ -175,7 +180,8 @@ record InstallOptions(
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
-                nodeAnnotations = false, kinitiras = false, crossNamespaceOverrides = false, webhookLabel = false;
+                nodeAnnotations = false, kinitiras = false, crossNamespaceOverrides = false, webhookLabel = false,
+                reports = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -195,6 +201,7 @@ record InstallOptions(
                 case "--node-annotations" -> nodeAnnotations = true;
                 case "--kinitiras-cross-namespace-overrides" -> crossNamespaceOverrides = true;
                 case "--kinitiras-webhook-label" -> webhookLabel = true;
+                case "--reports" -> reports = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
@@ -259,7 +266,7 @@ record InstallOptions(
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef, crossNamespaceOverrides, webhookLabel);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel, reports);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

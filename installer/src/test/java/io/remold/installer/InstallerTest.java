@@ -88,6 +88,7 @@ class InstallerTest {
                 Arguments.of("js-admissions-compat", new String[] {"--tag", "1.0.0", "--js-admissions-compat"}),
                 Arguments.of("kinitiras-compat", new String[] {"--tag", "1.0.0", "--kinitiras-compat"}),
                 Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
+                Arguments.of("reports", new String[] {"--tag", "1.0.0", "--reports"}),
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
                 Arguments.of("custom", new String[] {"--namespace", "admission", "--image", "registry.example/remold",

@@ -14,6 +14,7 @@ import io.remold.server.kube.ClusterReferences;
 import io.remold.server.kube.ClusterScriptEvents;
 import io.remold.server.kube.Informers;
 import io.remold.server.kube.KubeClients;
+import io.remold.server.reports.ReportSink;
 import io.remold.server.rules.RuleFolder;
 import io.remold.server.rules.RuleStore;
 
@@ -22,6 +23,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -78,6 +80,12 @@ final class Serve implements AutoCloseable {
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
                         informers);
                 resources.push(cluster);
+                if (config.reports().enabled()) {
+                    // Issue 27: shadow evaluation and impact scans record into it (ImpactSink, ScanListener).
+                    var reports = new ReportSink(config.reports().limits(), Clock.systemUTC());
+                    store.onSnapshot(snapshot -> reports.retain(snapshot.outcomeNames()));
+                    cluster.writeReports(reports, config.reports().interval());
+                }
                 refs = cluster.refs();
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
                 bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;

@@ -5,6 +5,8 @@ import io.helidon.config.ConfigSources;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
+import io.remold.server.reports.ReportLimits;
+import io.remold.server.reports.ReportOptions;
 import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
@@ -27,7 +29,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras) {
+                    KinitirasOptions kinitiras, ReportOptions reports) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -83,7 +85,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
                     + "request is answered 503 before its body is read"),
             new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
-                    + "closed"));
+                    + "closed"),
+            new Key("reports", "the leader writes OpenReports reports of what Shadow and Warn rules and impact scans "
+                    + "found (cluster mode; the installer's --reports installs their CRDs and grants the writes)"),
+            new Key("report-results", "objects each report lists, 0 to 1000 (its counts cover them all)"),
+            new Key("report-interval-seconds", "how often a report that changed is written, at most"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -137,7 +143,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Set.copyOf(list(config, "rule-crds")),
                 AllowedUrls.parse(list(config, "allow-http-ref")),
                 new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
-                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)),
+                new ReportOptions(bool(config, "reports"),
+                        ReportLimits.DEFAULT.withResultsPerReport((int) Math.min(number(config, "report-results"),
+                                Integer.MAX_VALUE)),
+                        Duration.ofSeconds(number(config, "report-interval-seconds"))));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

@@ -13,6 +13,7 @@ import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.api.Provider;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.server.reports.ReportSink;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 
@@ -158,6 +159,16 @@ public final class ClusterMode implements AutoCloseable {
     /** True while this replica holds the leader Lease (and so writes ModRule status). */
     public boolean leader() {
         return leadership.isLeader();
+    }
+
+    /**
+     * Has the leader write the reports of {@code reports} (OpenReports, docs/reports.md), each at most once per
+     * {@code interval}, on the queue of the other writes.
+     */
+    public void writeReports(ReportSink reports, Duration interval) {
+        var writer = new ApiReportWriter(requestClient, writes, leadership::isLeader, reports);
+        background.scheduleWithFixedDelay(writer::flush, interval.toMillis(), interval.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     /** Stops leader election, background work and writes, and releases its informers. */

@@ -1,14 +1,11 @@
 package io.remold.server.kube;
 
-import io.kubernetes.client.extended.workqueue.ratelimiter.RateLimiter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -29,27 +26,7 @@ class ApiStatusWriterTest {
     private static final ReadyCondition READY = new ReadyCondition(true, "Compiled", "rule compiled", 1);
     private static final String SINCE = "2026-01-02T03:04:05Z";
 
-    /** Retries at once, counting how often it was asked (tests here write one key that fails). */
-    private static final class NoWait implements RateLimiter<Object> {
-        final AtomicInteger retries = new AtomicInteger();
-
-        @Override
-        public Duration when(Object key) {
-            retries.incrementAndGet();
-            return Duration.ZERO;
-        }
-
-        @Override
-        public void forget(Object key) {
-        }
-
-        @Override
-        public int numRequeues(Object key) {
-            return retries.get();
-        }
-    }
-
-    private final NoWait backoff = new NoWait();
+    private final NoWaitBackoff backoff = new NoWaitBackoff();
     private final WriteQueue queue = new WriteQueue(backoff, () -> true);
     private final FakeApiServer api = new FakeApiServer();
     private final ApiStatusWriter writer = new ApiStatusWriter(api.client(), queue, "remold-server-0");
