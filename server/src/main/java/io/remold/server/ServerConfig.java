@@ -5,6 +5,7 @@ import io.helidon.config.ConfigSources;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
+import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras) {
+                    KinitirasOptions kinitiras, ExistingApplyOptions existingApply) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -83,7 +84,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
                     + "request is answered 503 before its body is read"),
             new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
-                    + "closed"));
+                    + "closed"),
+            new Key(ExistingApplyOptions.FIELD_MANAGER_OPTION, "field manager of the leader's server-side applies to"
+                    + " existing objects (rules with existing: Apply; cluster mode)"),
+            new Key(ExistingApplyOptions.RATE_OPTION, "at most this many existing objects written per second by rules"
+                    + " with existing: Apply (cluster mode)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -137,7 +142,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Set.copyOf(list(config, "rule-crds")),
                 AllowedUrls.parse(list(config, "allow-http-ref")),
                 new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
-                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)),
+                new ExistingApplyOptions(string(config, ExistingApplyOptions.FIELD_MANAGER_OPTION).strip(),
+                        positive(config, ExistingApplyOptions.RATE_OPTION)));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -191,6 +198,14 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         long value = number(config, key);
         if (value < 0 || value > 65535) {
             throw new IllegalArgumentException(key + " must be a port number: " + value);
+        }
+        return (int) value;
+    }
+
+    private static int positive(Config config, String key) {
+        long value = number(config, key);
+        if (value < 1 || value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + " must be a whole number from 1: " + value);
         }
         return (int) value;
     }
