@@ -84,46 +84,76 @@ public final class ServerSideApply implements ExistingWrites {
             return new Outcome.Skipped("the write budget (existing-apply-rate " + options.writesPerSecond()
                     + "/s) is spent for the next " + MAX_WAIT.toSeconds() + " s");
         }
-        Resource resource;
-        try {
-            resource = resource(apiVersion, kind);
-        } catch (ApiException e) {
-            return new Outcome.Skipped("cannot find out which resource " + apiVersion + " " + kind + " is: "
-                    + (e.getCode() == 0 ? String.valueOf(e.getMessage()) : "HTTP " + e.getCode()));
-        }
-        if (resource == null) {
-            return new Outcome.Skipped(apiVersion + " " + kind + " is not served by the API server");
-        }
-        var api = new DynamicKubernetesApi(resource.group(), resource.version(), resource.plural(), client);
-        String namespace = resource.namespaced() ? metadata(object, "namespace") : null;
-        var read = namespace == null ? api.get(name(object)) : api.get(namespace, name(object));
-        if (!read.isSuccess()) {
-            return new Outcome.Skipped("cannot read the object: " + message(read));
-        }
-        JsonObject current = json(read.getObject());
-        String evaluated = metadata(object, "resourceVersion");
-        if (!evaluated.isEmpty() && !evaluated.equals(metadata(current, "resourceVersion"))) {
+        return switch (read(object)) {
+            case Read.Missed(String why) -> new Outcome.Skipped(why);
+            case Read.Found(Target target, JsonObject current) ->
+                    write(target, current, metadata(object, "resourceVersion"), patch);
+        };
+    }
+
+    /** @param evaluated the resourceVersion the rule decided on (empty: not known) */
+    private Outcome write(Target target, JsonObject current, String evaluated, JsonArray patch) {
+        String now = metadata(current, "resourceVersion");
+        if (!evaluated.isEmpty() && !evaluated.equals(now)) {
             return new Outcome.Skipped("the object changed since the rule decided it (resourceVersion " + evaluated
-                    + ", now " + metadata(current, "resourceVersion") + "): the next scan decides again");
+                    + ", now " + now + "): the next scan decides again");
         }
         return switch (ApplyConfiguration.of(current, patch, options.fieldManager())) {
             case ApplyConfiguration.Built.NotExpressible(String why) -> new Outcome.Skipped(why);
             case ApplyConfiguration.Built.Config(JsonObject body) -> {
-                var dryRun = send(api, namespace, name(object), body, true);
-                yield dryRun instanceof Outcome.Applied ? send(api, namespace, name(object), body, false) : dryRun;
+                var dryRun = send(target, body, true);
+                yield dryRun instanceof Outcome.Applied ? send(target, body, false) : dryRun;
             }
         };
     }
 
-    private Outcome send(DynamicKubernetesApi api, String namespace, String name, JsonObject body, boolean dryRun) {
-        var patch = new V1Patch(body.toString()); // JSON is YAML
+    /** One object's place in the API. */
+    private record Target(DynamicKubernetesApi api, String namespace, String name) {
+        KubernetesApiResponse<DynamicKubernetesObject> get() {
+            return namespace == null ? api.get(name) : api.get(namespace, name);
+        }
+
+        KubernetesApiResponse<DynamicKubernetesObject> apply(V1Patch patch, PatchOptions options) {
+            return namespace == null ? api.patch(name, V1Patch.PATCH_FORMAT_APPLY_YAML, patch, options)
+                    : api.patch(namespace, name, V1Patch.PATCH_FORMAT_APPLY_YAML, patch, options);
+        }
+    }
+
+    /** What reading an object as it is now came to. */
+    private sealed interface Read {
+        record Found(Target target, JsonObject current) implements Read {
+        }
+
+        record Missed(String why) implements Read {
+        }
+    }
+
+    private Read read(JsonObject object) {
+        String apiVersion = object.getString("apiVersion", "");
+        String kind = object.getString("kind", "");
+        Resource resource;
+        try {
+            resource = resource(apiVersion, kind);
+        } catch (ApiException e) {
+            return new Read.Missed("cannot find out which resource " + apiVersion + " " + kind + " is: "
+                    + (e.getCode() == 0 ? String.valueOf(e.getMessage()) : "HTTP " + e.getCode()));
+        }
+        if (resource == null) {
+            return new Read.Missed(apiVersion + " " + kind + " is not served by the API server");
+        }
+        var target = new Target(new DynamicKubernetesApi(resource.group(), resource.version(), resource.plural(),
+                client), resource.namespaced() ? metadata(object, "namespace") : null, name(object));
+        var response = target.get();
+        return response.isSuccess() ? new Read.Found(target, json(response.getObject()))
+                : new Read.Missed("cannot read the object: " + message(response));
+    }
+
+    private Outcome send(Target target, JsonObject body, boolean dryRun) {
         var options = new PatchOptions().fieldManager(this.options.fieldManager()).force(false);
         if (dryRun) {
             options.dryRun("All");
         }
-        var response = namespace == null
-                ? api.patch(name, V1Patch.PATCH_FORMAT_APPLY_YAML, patch, options)
-                : api.patch(namespace, name, V1Patch.PATCH_FORMAT_APPLY_YAML, patch, options);
+        var response = target.apply(new V1Patch(body.toString()), options); // JSON is YAML
         if (response.isSuccess()) {
             return new Outcome.Applied();
         }
@@ -144,22 +174,19 @@ public final class ServerSideApply implements ExistingWrites {
      */
     public Optional<Outcome.Conflict> ownedByAnother(JsonObject object, JsonArray patch) {
         try {
-            var resource = resource(object.getString("apiVersion", ""), object.getString("kind", ""));
-            if (resource == null) {
-                return Optional.empty();
-            }
-            var api = new DynamicKubernetesApi(resource.group(), resource.version(), resource.plural(), client);
-            var read = resource.namespaced() ? api.get(metadata(object, "namespace"), name(object))
-                    : api.get(name(object));
-            if (!read.isSuccess()) {
-                LOG.log(System.Logger.Level.DEBUG, "cannot read {0}: {1}", name(object), message(read));
-                return Optional.empty();
-            }
-            return ApplyConfiguration.owner(json(read.getObject()), patch, options.fieldManager())
-                    .map(owner -> new Outcome.Conflict(owner.getKey(), owner.getValue(), owner.getValue()
-                            + " is owned by " + owner.getKey() + ": " + options.fieldManager() + " does not force"));
-        } catch (ApiException | RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot read {0}: {1}", name(object), e.toString());
+            return switch (read(object)) {
+                case Read.Missed(String why) -> {
+                    LOG.log(System.Logger.Level.DEBUG, "cannot tell who owns {0}''s fields: {1}", name(object), why);
+                    yield Optional.empty();
+                }
+                case Read.Found(Target target, JsonObject current) ->
+                        ApplyConfiguration.owner(current, patch, options.fieldManager()).map(owner ->
+                                new Outcome.Conflict(owner.getKey(), owner.getValue(), owner.getValue()
+                                        + " is owned by " + owner.getKey() + ": " + options.fieldManager()
+                                        + " does not force"));
+            };
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot tell who owns {0}''s fields: {1}", name(object), e.toString());
             return Optional.empty();
         }
     }

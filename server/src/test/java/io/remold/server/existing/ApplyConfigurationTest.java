@@ -1,7 +1,6 @@
 package io.remold.server.existing;
 
 import jakarta.json.Json;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.stream.JsonGenerator;
 import org.junit.jupiter.api.Test;
@@ -87,11 +86,5 @@ class ApplyConfigurationTest {
         assertThat(owner("label-added"), is(Optional.empty()));
         assertThat(owner("sidecar-added-whole"), is(Optional.empty()));
         assertThat(owner("owned-field-removed"), is(Optional.empty()));
-    }
-
-    static JsonArray patch(String json) {
-        try (var reader = Json.createReader(new StringReader(json.replace('\'', '"')))) {
-            return reader.readArray();
-        }
     }
 }
