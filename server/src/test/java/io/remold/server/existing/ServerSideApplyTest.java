@@ -111,7 +111,7 @@ class ServerSideApplyTest {
     }
 
     @Test
-    void anApplyRefusedAfterItsDryRunPassedIsRefused() {
+    void aConflictArisingBetweenTheDryRunAndTheApplyIsAConflict() {
         served(ok(deployment.toString()), CONFLICT);
 
         assertThat(apply(deployment), is(new Outcome.Conflict("kubectl-edit", ".metadata.labels.team",
