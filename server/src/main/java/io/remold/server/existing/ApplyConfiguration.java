@@ -2,7 +2,6 @@ package io.remold.server.existing;
 
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
@@ -68,7 +67,7 @@ final class ApplyConfiguration {
         Change change;
         try {
             change = change(object, patch);
-        } catch (JsonException | IllegalArgumentException | ClassCastException e) {
+        } catch (RuntimeException e) { // JsonException and the like: a patch that does not fit the object
             return new Built.NotExpressible("the patch does not apply to the object as stored: " + e.getMessage());
         }
         var owners = ManagedFields.of(object);
@@ -99,7 +98,7 @@ final class ApplyConfiguration {
     static Optional<Map.Entry<String, String>> owner(JsonObject object, JsonArray patch, String manager) {
         try {
             return ManagedFields.of(object).otherOwner(manager, change(object, patch).sets());
-        } catch (JsonException | IllegalArgumentException | ClassCastException e) {
+        } catch (RuntimeException e) { // JsonException and the like: a patch that does not fit the object
             return Optional.empty();
         }
     }
