@@ -283,6 +283,9 @@ final class Bundle {
             // /validate-modrule asks whether a rule's author may read what the rule references
             rules.add(rule("authorization.k8s.io", List.of("subjectaccessreviews"), List.of("create")));
         }
+        // existing: Apply writes existing objects through server-side apply: exactly the operator's resources
+        byGroup(options.existingApply()).forEach((group, plurals) ->
+                rules.add(rule(group, plurals, List.of("get", "patch"))));
         // script rules' events: exactly the --script-kinds resources, grouped by API group
         byGroup(options.scriptKinds()).forEach((group, plurals) ->
                 rules.add(rule(group, plurals, List.of("get", "list", "watch"))));

@@ -28,6 +28,7 @@ import java.util.regex.Pattern;
  * @param nodeAnnotations whether the server may patch pods to write the node-name annotation
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
  * @param reports    whether OpenReports' CRDs are installed and the server writes reports into them
+ * @param existingApply resources ({@code [group/]plural}) the server may write for rules with {@code existing: Apply}
  */
 record InstallOptions(
         String namespace,
@@ -57,7 +58,8 @@ record InstallOptions(
         List<String> allowHttpRef,
         boolean kinitirasCrossNamespaceOverrides,
         boolean kinitirasWebhookLabel,
-        boolean reports) {
+        boolean reports,
+        List<String> existingApply) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -110,6 +112,11 @@ record InstallOptions(
                                                (default none; e.g. configmaps,secrets,apps/deployments):
                                                the server gets get/list/watch on exactly these,
                                                cluster-wide
+              --existing-apply-resources R1,R2,...
+                                               resources rules with existing: Apply may change where they
+                                               exist, [group/]plural (default none; e.g. apps/deployments):
+                                               the server gets get/patch on exactly these, cluster-wide
+                                               (never pods: a running Pod is not changed)
               --js-admissions-compat           also install js-admissions-controller's CRDs (momiji.com:
                                                JsAdmission, ClusterJsAdmission), let the server read them
                                                and validate them
@@ -161,7 +168,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false);
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of());
     }
 
     boolean inCluster() {
@@ -178,7 +185,8 @@ record InstallOptions(
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
-                scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
+                scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef,
+                existingApply = o.existingApply;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
                 nodeAnnotations = false, kinitiras = false, crossNamespaceOverrides = false, webhookLabel = false,
                 reports = false;
@@ -205,7 +213,7 @@ record InstallOptions(
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
-                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref" -> {
+                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--existing-apply-resources" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -242,6 +250,9 @@ record InstallOptions(
                                 : list(name, value, n -> n.equals("*") || DNS_LABEL.matcher(n).matches(),
                                 "namespace names, or * for all");
                         case "--allow-http-ref" -> allowHttpRef = httpPrefixes(value);
+                        case "--existing-apply-resources" -> existingApply = "none".equals(value) ? List.of()
+                                : list(name, value, r -> REFERENCED.matcher(r).matches() && !"pods".equals(r),
+                                "resources as [group/]plural other than pods, such as apps/deployments");
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -266,7 +277,7 @@ record InstallOptions(
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef, crossNamespaceOverrides, webhookLabel, reports);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

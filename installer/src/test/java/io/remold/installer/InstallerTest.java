@@ -212,6 +212,22 @@ class InstallerTest {
     }
 
     @Test
+    void existingObjectsArePatchedOnlyWhereTheOperatorSaysAndNeverPods() throws IOException {
+        assertThat("no patch beyond the server's own", serverRole(Yaml.loadAll(run().out())).getRules().stream()
+                .filter(r -> r.getVerbs().contains("patch")).map(r -> r.getApiGroups() + " " + r.getResources())
+                .toList().toString(), not(containsString("deployments")));
+
+        var granted = serverRole(Yaml.loadAll(run("--existing-apply-resources", "apps/deployments,services").out()))
+                .getRules().stream().filter(r -> r.getVerbs().equals(List.of("get", "patch")))
+                .map(r -> r.getApiGroups() + " " + r.getResources()).toList();
+        assertThat(granted, hasItem("[apps] [deployments]"));
+        assertThat(granted, hasItem("[] [services]"));
+        var pods = run("--existing-apply-resources", "apps/deployments,pods");
+        assertThat(pods.code(), is(2));
+        assertThat(pods.err(), containsString("item 2 'pods' is not valid"));
+    }
+
+    @Test
     void httpReferencePrefixesArePassedToTheServerAndRefusedHereAsTheServerRefusesThem() throws IOException {
         assertThat(run().out(), not(containsString("--allow-http-ref")));
         assertThat(run("--allow-http-ref", "http://rates.finance.svc:8080/api, https://config.team.svc").out(),

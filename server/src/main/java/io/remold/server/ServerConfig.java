@@ -7,6 +7,7 @@ import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
 import io.remold.server.reports.ReportLimits;
 import io.remold.server.reports.ReportOptions;
+import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
@@ -29,7 +30,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras, ReportOptions reports) {
+                    KinitirasOptions kinitiras, ReportOptions reports,
+                    ExistingApplyOptions existingApply) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -89,7 +91,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("reports", "the leader writes OpenReports reports of what Shadow and Warn rules and impact scans "
                     + "found (cluster mode; the installer's --reports installs their CRDs and grants the writes)"),
             new Key("report-results", "objects each report lists, 0 to 1000 (its counts cover them all)"),
-            new Key("report-interval-seconds", "how often a report that changed is written, at most"));
+            new Key("report-interval-seconds", "how often a report that changed is written, at most"),
+            new Key(ExistingApplyOptions.FIELD_MANAGER_OPTION, "field manager of the leader's server-side applies to"
+                    + " existing objects (rules with existing: Apply; cluster mode)"),
+            new Key(ExistingApplyOptions.RATE_OPTION, "at most this many existing objects written per second by rules"
+                    + " with existing: Apply (cluster mode)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -147,7 +153,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 new ReportOptions(bool(config, "reports"),
                         ReportLimits.DEFAULT.withResultsPerReport((int) Math.min(number(config, "report-results"),
                                 Integer.MAX_VALUE)),
-                        Duration.ofSeconds(number(config, "report-interval-seconds"))));
+                        Duration.ofSeconds(number(config, "report-interval-seconds"))),
+                new ExistingApplyOptions(string(config, ExistingApplyOptions.FIELD_MANAGER_OPTION).strip(),
+                        positive(config, ExistingApplyOptions.RATE_OPTION)));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -201,6 +209,14 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         long value = number(config, key);
         if (value < 0 || value > 65535) {
             throw new IllegalArgumentException(key + " must be a port number: " + value);
+        }
+        return (int) value;
+    }
+
+    private static int positive(Config config, String key) {
+        long value = number(config, key);
+        if (value < 1 || value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + " must be a whole number from 1: " + value);
         }
         return (int) value;
     }

@@ -1,6 +1,7 @@
 package io.remold.server;
 
 import io.remold.kinitiras.KinitirasOptions;
+import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.log.LogFormat;
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +73,17 @@ class MainTest {
         assertThat(config.rules(), is(Optional.empty()));
         assertThat(config.inCluster(), is(false));
         assertThat(config.shutdownGrace(), is(Duration.ofSeconds(10)));
+        assertThat(config.existingApply(), is(new ExistingApplyOptions("remold-existing", 10)));
+    }
+
+    @Test
+    void theExistingApplyRateIsAtLeastOneAndTheFieldManagerNotBlank() {
+        assertThat(run("serve", "--existing-apply-rate", "0"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8),
+                containsString("existing-apply-rate must be a whole number from 1: 0"));
+        assertThat(run("serve", "--existing-field-manager", " "), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8),
+                containsString("existing-field-manager must be 1 to 128 characters: \"\""));
     }
 
     @Test

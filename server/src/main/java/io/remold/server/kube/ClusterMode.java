@@ -14,6 +14,8 @@ import io.remold.api.Provider;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.reports.ReportSink;
+import io.remold.server.existing.ExistingApplyOptions;
+import io.remold.server.existing.ServerSideApply;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 
@@ -149,6 +151,14 @@ public final class ClusterMode implements AutoCloseable {
     /** Receives {@code pods/binding} CREATEs; returns at once, the pod is annotated in the background. */
     public BindingListener bindings() {
         return injector;
+    }
+
+    /**
+     * The leader's writes to existing objects for rules with {@code existing: Apply}: skipped while this replica does
+     * not lead.
+     */
+    public ServerSideApply existingWrites(ExistingApplyOptions options) {
+        return new ServerSideApply(requestClient, options, leadership::isLeader);
     }
 
     /** True once every informer has listed and the RuleSink has the initial rules. */

@@ -24,11 +24,11 @@ import java.util.concurrent.Executors;
  * scripted events (to the first watch of the path only) and then stay open until the server stops. Every request
  * is recorded.
  */
-final class FakeApiServer implements AutoCloseable {
-    record Request(String method, String path, String query, String contentType, String body) {
+public final class FakeApiServer implements AutoCloseable {
+    public record Request(String method, String path, String query, String contentType, String body) {
     }
 
-    record Response(int status, String body) {
+    public record Response(int status, String body) {
     }
 
     private final HttpServer server;
@@ -38,7 +38,7 @@ final class FakeApiServer implements AutoCloseable {
     private final List<Request> requests = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    FakeApiServer() throws IOException {
+    public FakeApiServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(threads);
         server.createContext("/", this::handle);
@@ -46,7 +46,7 @@ final class FakeApiServer implements AutoCloseable {
     }
 
     /** Scripts {@code METHOD path} (path without query): answered in order, the last answer repeats. */
-    FakeApiServer on(String method, String path, Response... responses) {
+    public FakeApiServer on(String method, String path, Response... responses) {
         routes.put(method + " " + path, new ArrayDeque<>(List.of(responses)));
         return this;
     }
@@ -61,25 +61,25 @@ final class FakeApiServer implements AutoCloseable {
         return ("{'type':'" + type + "','object':" + object + "}").replace('\'', '"');
     }
 
-    ApiClient client() {
+    public ApiClient client() {
         var client = new ApiClient();
         client.setBasePath("http://127.0.0.1:" + server.getAddress().getPort());
         return client;
     }
 
-    synchronized List<Request> requests() {
+    public synchronized List<Request> requests() {
         return List.copyOf(requests);
     }
 
-    synchronized List<Request> requests(String method, String path) {
+    public synchronized List<Request> requests(String method, String path) {
         return requests.stream().filter(r -> r.method().equals(method) && r.path().equals(path)).toList();
     }
 
-    static Response ok(String body) {
+    public static Response ok(String body) {
         return new Response(200, body);
     }
 
-    static Response status(int code, String reason) {
+    public static Response status(int code, String reason) {
         return new Response(code, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\""
                 + reason + "\",\"code\":" + code + "}");
     }
