@@ -1,5 +1,6 @@
 package io.remold.cli;
 
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -64,6 +65,22 @@ public final class CommandLine {
         if (inline != null) {
             throw new UsageException(flag + " takes no value (argument " + position + ")");
         }
+    }
+
+    /** {@code value} as a file name for the current flag; empty text is refused. */
+    public Path path(String value) {
+        if (value.isEmpty()) {
+            throw invalid(flag + " needs a file name");
+        }
+        return Path.of(value);
+    }
+
+    /** {@code value} unless {@code previous} is set already: then {@code name} was given twice. */
+    public <T> T once(String name, T previous, T value) {
+        if (previous != null) {
+            throw invalid(name + " given twice");
+        }
+        return value;
     }
 
     /** The problem of a flag the command does not know. */
