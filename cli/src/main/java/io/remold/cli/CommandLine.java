@@ -2,6 +2,7 @@ package io.remold.cli;
 
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads {@code --flag value} and {@code --flag=value} arguments one at a time: the one flag parser of {@code eval},
@@ -32,6 +33,17 @@ public final class CommandLine {
         int eq = arg.indexOf('=');
         flag = eq < 0 ? arg : arg.substring(0, eq);
         inline = eq < 0 ? null : arg.substring(eq + 1);
+        return true;
+    }
+
+    /** {@link #next()}, refusing a flag that {@code flags} (the command's) lacks. */
+    public boolean next(Set<String> flags) {
+        if (!next()) {
+            return false;
+        }
+        if (!flags.contains(flag)) {
+            throw unknown();
+        }
         return true;
     }
 

@@ -56,11 +56,8 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         boolean explain = false;
         var ruleOptions = new RuleOptions.Reader("namespace, node or a reference's name");
         var line = new CommandLine(args);
-        while (line.next()) {
+        while (line.next(FLAGS)) {
             String flag = line.flag();
-            if (!FLAGS.contains(flag)) {
-                throw line.unknown();
-            }
             if (ruleOptions.read(line)) {
                 continue;
             }

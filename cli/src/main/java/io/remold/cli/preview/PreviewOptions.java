@@ -72,11 +72,8 @@ record PreviewOptions(List<Path> rules, List<Path> objects, Path kubeconfig, Str
         Double qps = null;
         var ruleOptions = new RuleOptions.Reader("a reference's name");
         var line = new CommandLine(args);
-        while (line.next()) {
+        while (line.next(FLAGS)) {
             String flag = line.flag();
-            if (!FLAGS.contains(flag)) {
-                throw line.unknown();
-            }
             if (ruleOptions.read(line)) {
                 continue;
             }

@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * {@code preview}'s live cluster: discovery maps a rule's kinds to resources (each group's preferred version; a kind
@@ -116,8 +117,9 @@ public final class ClusterObjectSource implements ObjectSource {
             options.setLimit(PAGE);
             options.setContinue(next);
             pace();
-            KubernetesApiResponse<DynamicKubernetesListObject> response = namespace == null ? api.list(options)
-                    : api.list(namespace, options);
+            KubernetesApiResponse<DynamicKubernetesListObject> response = call("list " + resource.plural()
+                    + (namespace == null ? "" : " in namespace " + namespace),
+                    () -> namespace == null ? api.list(options) : api.list(namespace, options));
             if (response.getHttpStatusCode() == 410 && next != null && !restarted) {
                 restarted = true;
                 next = null;
@@ -216,7 +218,8 @@ public final class ClusterObjectSource implements ObjectSource {
     public JsonObject namespace(String name) {
         return namespaces.computeIfAbsent(name, n -> {
             pace();
-            var response = new DynamicKubernetesApi("", "v1", "namespaces", client).get(n);
+            var response = call("read namespace " + n,
+                    () -> new DynamicKubernetesApi("", "v1", "namespaces", client).get(n));
             if (response.getHttpStatusCode() == 404) {
                 return Optional.empty();
             }
@@ -225,6 +228,15 @@ public final class ClusterObjectSource implements ObjectSource {
             }
             return Optional.of(object(response.getObject(), new Served("v1", "Namespace", "namespaces", false)));
         }).orElse(null);
+    }
+
+    /** A request whose transport failure (the API server unreachable, an answer that does not parse) says what. */
+    private static <T> T call(String what, Supplier<T> request) {
+        try {
+            return request.get();
+        } catch (RuntimeException e) {
+            throw new UsageException("cannot " + what + ": " + e.getMessage());
+        }
     }
 
     /** Waits for the next request's turn: at most qps requests a second. */

@@ -24,6 +24,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** {@code preview}'s cluster against a loopback fake of the API server: discovery, pagination, 410 Gone, scope. */
@@ -136,6 +137,18 @@ class ClusterObjectSourceTest {
                     null)), Set.of(), recorded);
             assertThat(recorded.events, equalTo(List.of()));
         }
+    }
+
+    @Test
+    void anUnreachableApiServerIsAnErrorSayingWhat() {
+        var client = new io.kubernetes.client.openapi.ApiClient();
+        client.setBasePath("http://127.0.0.1:1");
+        var source = new ClusterObjectSource(client, 1000);
+
+        var e = assertThrows(UsageException.class, () -> source.list(Set.of(DEPLOYMENT), Set.of(), new Recorded()));
+        assertThat(e.getMessage(), startsWith("cannot discover the cluster's kinds: "));
+        var read = assertThrows(UsageException.class, () -> source.namespace("shop"));
+        assertThat(read.getMessage(), startsWith("cannot read namespace shop: "));
     }
 
     @Test
