@@ -129,6 +129,40 @@ class PreviewCommandTest {
     }
 
     @Test
+    void aRuleNotInForceEvenAloneIsReportedNotScanned(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("policy.yaml"), """
+                apiVersion: policy.kcloudlabs.io/v1alpha1
+                kind: OverridePolicy
+                metadata:
+                  name: zone
+                  namespace: shop
+                spec:
+                  resourceSelectors:
+                    - apiVersion: apps/v1
+                      kind: Deployment
+                  overrideRules:
+                  - overriders:
+                      template:
+                        type: annotations
+                        operation: replace
+                        path: zone
+                        valueRef:
+                          from: http
+                          path: body.zone
+                          http: {url: 'https://attacker.example/'}
+                """);
+        Run run = preview("--rules", dir.resolve("policy.yaml").toString(), "--objects", OBJECTS,
+                "--allow-http-ref", "https://zones.example/", "--output", "json");
+        assertThat(run.err(), run.exit(), is(PreviewCommand.DONE));
+        JsonObject rule = JsonTree.parse(run.out().getBytes(StandardCharsets.UTF_8)).asJsonObject()
+                .getJsonArray("rules").getJsonObject(0);
+        assertThat(rule.getString("notScanned"), equalTo("not in force even alone: spec.overrideRules[0].overriders"
+                + ".template.valueRef.http.url: http valueRef https://attacker.example/: not under a URL prefix the"
+                + " server allows (--allow-http-ref https://zones.example/)"));
+        assertThat(rule.getJsonObject("total").getInt("evaluated"), is(0));
+    }
+
+    @Test
     void aClusterNeedsTheServersJar() {
         Run run = preview("--rules", RULES, "--kubeconfig", "kubeconfig.yaml", "--kind", "Pod");
         assertThat(run.exit(), is(PreviewCommand.INPUT_ERROR));

@@ -96,7 +96,6 @@ public final class ClusterObjectSource implements ObjectSource {
             if (!resource.namespaced() && !namespaces.isEmpty()) {
                 continue; // --namespace leaves cluster-scoped objects out
             }
-            listing.start(resource.apiVersion() + " " + resource.kind());
             if (namespaces.isEmpty()) {
                 list(resource, null, listing);
             } else {
@@ -105,8 +104,13 @@ public final class ClusterObjectSource implements ObjectSource {
         }
     }
 
-    /** Every page of one resource (in one namespace, or in all when null), starting over once on 410 Gone. */
+    /**
+     * Every page of one resource (in one namespace, or in all when null), starting over once on 410 Gone: each list
+     * is a start of its own, so that starting one over forgets only what that list gave.
+     */
     private void list(Served resource, String namespace, Listing listing) {
+        String what = resource.apiVersion() + " " + resource.kind() + (namespace == null ? "" : " in " + namespace);
+        listing.start(what);
         int slash = resource.apiVersion().indexOf('/');
         var api = new DynamicKubernetesApi(resource.group(), resource.apiVersion().substring(slash + 1),
                 resource.plural(), client);
@@ -123,7 +127,7 @@ public final class ClusterObjectSource implements ObjectSource {
             if (response.getHttpStatusCode() == 410 && next != null && !restarted) {
                 restarted = true;
                 next = null;
-                listing.start(resource.apiVersion() + " " + resource.kind());
+                listing.start(what);
                 continue;
             }
             if (!response.isSuccess()) {

@@ -124,7 +124,7 @@ class ClusterObjectSourceTest {
             new ClusterObjectSource(api.client(), 1000).list(Set.of(new TargetKind("", "Pod", null),
                     new TargetKind(null, "Namespace", null)), Set.of("shop"), recorded);
 
-            assertThat(recorded.events, equalTo(List.of("start v1 Pod", "page [p]")));
+            assertThat(recorded.events, equalTo(List.of("start v1 Pod in shop", "page [p]")));
             assertThat(api.requests("GET", "/api/v1/namespaces").size(), is(0));
         }
     }
