@@ -1,6 +1,8 @@
 package io.remold.cli;
 
+import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads {@code --flag value} and {@code --flag=value} arguments one at a time: the one flag parser of {@code eval},
@@ -34,6 +36,17 @@ public final class CommandLine {
         return true;
     }
 
+    /** {@link #next()}, refusing a flag that {@code flags} (the command's) lacks. */
+    public boolean next(Set<String> flags) {
+        if (!next()) {
+            return false;
+        }
+        if (!flags.contains(flag)) {
+            throw unknown();
+        }
+        return true;
+    }
+
     public String flag() {
         return flag;
     }
@@ -64,6 +77,22 @@ public final class CommandLine {
         if (inline != null) {
             throw new UsageException(flag + " takes no value (argument " + position + ")");
         }
+    }
+
+    /** {@code value} as a file name for the current flag; empty text is refused. */
+    public Path path(String value) {
+        if (value.isEmpty()) {
+            throw invalid(flag + " needs a file name");
+        }
+        return Path.of(value);
+    }
+
+    /** {@code value} unless {@code previous} is set already: then {@code name} was given twice. */
+    public <T> T once(String name, T previous, T value) {
+        if (previous != null) {
+            throw invalid(name + " given twice");
+        }
+        return value;
     }
 
     /** The problem of a flag the command does not know. */

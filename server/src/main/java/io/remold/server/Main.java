@@ -2,6 +2,8 @@ package io.remold.server;
 
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
+import io.remold.cli.preview.PreviewCommand;
+import io.remold.server.kube.ClusterObjectSource;
 import io.remold.server.log.Logs;
 
 import java.io.PrintStream;
@@ -13,7 +15,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code convert} and
  * {@code version} are the cli module's ({@link io.remold.cli.Main}), run from here too so the server's jar and image
- * keep them.
+ * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here.
  */
 public final class Main {
     private Main() {
@@ -35,6 +37,7 @@ public final class Main {
         return switch (command) {
             case "serve" -> serve(rest, out, err);
             case "eval", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
+            case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -98,6 +101,8 @@ public final class Main {
                 usage: remold [serve] [--option value ...]   serve the webhooks (folder mode with --rules DIR,
                                                             cluster mode with --kubeconfig FILE or --in-cluster)
                        remold eval --help                   evaluate rules offline against a manifest
+                       remold preview --help                what rules would do to the objects of a folder or a
+                                                            cluster
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");

@@ -48,6 +48,17 @@ class MainTest {
     }
 
     @Test
+    void previewRunsWithTheClusterSource() {
+        assertThat(run("preview", "--help"), is(0));
+        assertThat(out.toString(StandardCharsets.UTF_8), containsString("--kubeconfig FILE"));
+        // the server's preview reads kubeconfigs (remold-cli.jar's says it needs this jar)
+        assertThat(run("preview", "--rules", "../examples/rules", "--kubeconfig", "/no/such/kubeconfig", "--kind", "Pod"),
+                is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8), containsString("remold preview: --kubeconfig"
+                + " /no/such/kubeconfig: cannot read"));
+    }
+
+    @Test
     void usageErrorsExitWith2AndSayWhy() {
         assertThat(run("frobnicate"), is(2));
         assertThat(err.toString(StandardCharsets.UTF_8), containsString("unknown command \"frobnicate\""));

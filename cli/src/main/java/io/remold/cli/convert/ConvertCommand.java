@@ -62,11 +62,8 @@ public final class ConvertCommand {
             int firstTier = 1000;
             String systemNamespace = "remold-system";
             var line = new CommandLine(args);
-            while (line.next()) {
+            while (line.next(FLAGS)) {
                 String flag = line.flag();
-                if (!FLAGS.contains(flag)) {
-                    throw line.unknown();
-                }
                 if (flag.equals("--help")) {
                     line.noValue();
                     return new Options(List.of(), false, firstTier, systemNamespace, true);

@@ -5,9 +5,9 @@ import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.RuleType;
 import io.remold.api.YamlJson;
+import io.remold.cli.JsonText;
 import io.remold.cli.UsageException;
 import io.remold.engine.AdmissionRequest;
-import io.remold.engine.CompiledRules;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.ReferenceScope;
@@ -18,32 +18,23 @@ import io.remold.gatekeeper.mutators.Mutator;
 import io.remold.json.JsonTree;
 import io.remold.kinitiras.KinitirasFamily;
 import io.remold.kinitiras.Policy;
-import io.remold.scripting.ScriptHost;
-import io.remold.scripting.ScriptLimits;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
-import io.remold.rules.Families;
-import io.remold.rules.RuleAssembly;
 import io.remold.rules.RuleSet;
 import io.remold.rules.Snapshot;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.spi.JsonProvider;
-import jakarta.json.stream.JsonGenerator;
 import jakarta.json.stream.JsonParsingException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -55,16 +46,6 @@ public final class EvalCommand {
     static final int ALLOWED = 0;
     static final int REJECTED = 1;
     static final int INPUT_ERROR = 2;
-    /** The server's default system namespace, whose script rules always run. */
-    private static final String SYSTEM_NAMESPACE = "remold-system";
-
-    private static final JsonProvider JSON = JsonProvider.provider();
-
-    /** Offline, a cold JVM's first script calls are slow: the bounds stay, with a deadline fit for that. */
-    private static final ScriptLimits EVAL_SCRIPT_LIMITS = new ScriptLimits(java.time.Duration.ofSeconds(10),
-            java.time.Duration.ofSeconds(30), ScriptLimits.defaults().statements(),
-            ScriptLimits.defaults().allocatedBytes(), 2);
-
     private EvalCommand() {
     }
 
@@ -93,14 +74,6 @@ public final class EvalCommand {
 
     private static int evaluate(EvalOptions options, PrintStream out, PrintStream err) {
         RuleFiles.Loaded loaded = RuleFiles.load(options.rules());
-        if (options.tenantScripts() != null) {
-            for (var script : loaded.rulesOf(ScriptRule.class)) {
-                // As the server refuses it at admission: eval and the server agree on which scripts run.
-                options.tenantScripts().refusal(script, script.namespace(), SYSTEM_NAMESPACE).ifPresent(why -> {
-                    throw new UsageException(why);
-                });
-            }
-        }
         JsonObject resource = manifest("--resource", options.resource());
         JsonObject old = options.old() == null ? null : manifest("--old", options.old());
         JsonObject namespaceRef = options.namespaceRef() == null ? null
@@ -108,18 +81,8 @@ public final class EvalCommand {
         JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
         String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
 
-        FileExternalData external = FileExternalData.read(options.externals(), loaded.providers());
-        ScriptHost scripts = loaded.rulesOf(ScriptRule.class).isEmpty() ? null : Scripts.host(EVAL_SCRIPT_LIMITS);
-        // The script family runs on this host (seeded below), which this command closes.
-        var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
-        var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
-                new CompiledRules(), Families.create(() -> scripts,
-                FileHttpAnswers.read(options.http(), options.allowHttpRef()), options.kinitiras()));
-        try {
-            if (scripts != null && options.state() != null) {
-                scripts.seed(manifest("--state", options.state()));
-            }
-            Snapshot snapshot = assembly.assemble(RuleSet.of(loaded.entries()));
+        try (var rules = OfflineRules.open(loaded, options.ruleOptions())) {
+            Snapshot snapshot = rules.assembly().assemble(RuleSet.of(loaded.entries()));
             // As the server's log says it, and its Ready condition: these rules do not run.
             snapshot.disabled().forEach((key, why) -> err.println("remold eval: the rule from " + key
                     + " is not in force: " + why));
@@ -151,20 +114,16 @@ public final class EvalCommand {
             }
             out.print(switch (options.output()) {
                 case yaml -> YamlJson.toYaml(mutation.result());
-                case json -> pretty(mutation.result());
-                case patch -> patchLines(mutation.patch());
+                case json -> JsonText.pretty(mutation.result());
+                case patch -> JsonText.patchLines(mutation.patch());
             });
             out.flush();
             return ALLOWED;
-        } finally {
-            if (scripts != null) {
-                scripts.close();
-            }
         }
     }
 
     /** One object from a YAML or JSON file. */
-    private static JsonObject manifest(String flag, Path file) {
+    static JsonObject manifest(String flag, Path file) {
         List<JsonValue> documents = documents(flag, file);
         if (documents.size() != 1) {
             throw new UsageException(flag + " " + file + ": expected one YAML or JSON document, found "
@@ -182,7 +141,7 @@ public final class EvalCommand {
      * {@code .json} file, or text that starts with { or [) is read as the server reads a request, into a compact
      * tree: YAML's node graph of a 3 MB object would not fit the heap.
      */
-    static List<JsonValue> documents(String flag, Path file) {
+    public static List<JsonValue> documents(String flag, Path file) {
         String text;
         try {
             byte[] bytes = Files.readAllBytes(file);
@@ -300,25 +259,5 @@ public final class EvalCommand {
         if (!any) {
             err.println("  none");
         }
-    }
-
-    /** A JSON Patch with one compact operation per line: short, and still valid JSON. */
-    private static String patchLines(JsonArray patch) {
-        if (patch.isEmpty()) {
-            return "[]" + System.lineSeparator();
-        }
-        var text = new StringBuilder("[");
-        for (int i = 0; i < patch.size(); i++) {
-            text.append(i == 0 ? "" : ",").append(System.lineSeparator()).append("  ").append(patch.get(i));
-        }
-        return text.append(System.lineSeparator()).append(']').append(System.lineSeparator()).toString();
-    }
-
-    private static String pretty(JsonValue value) {
-        var text = new StringWriter();
-        try (var writer = JSON.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true)).createWriter(text)) {
-            writer.write(value);
-        }
-        return text.toString().strip() + System.lineSeparator();
     }
 }

@@ -42,13 +42,18 @@ public final class RuleFiles {
     }
 
     /**
-     * The rules of the files: ModRules, Gatekeeper mutators and scripts, and the external data Providers among them
-     * by name (for their failure policy and {@code spec.namespaces}).
+     * The rules of the files, each with its file: ModRules, Gatekeeper mutators, scripts, kinitiras policies; and the
+     * external data Providers among them by name (for their failure policy and {@code spec.namespaces}).
      */
-    record Loaded(List<RuleDocuments.Entry> entries, Map<String, Provider> providers) {
+    public record Loaded(List<Located> located, Map<String, Provider> providers) {
+        /** The rules, in the order read. */
+        public List<RuleDocuments.Entry> entries() {
+            return located.stream().map(Located::entry).toList();
+        }
+
         /** The ModRules, in the order read. */
         List<ModRule> rules() {
-            return entries.stream().<ModRule>mapMulti((entry, out) -> {
+            return entries().stream().<ModRule>mapMulti((entry, out) -> {
                 if (entry instanceof RuleDocuments.RuleEntry r) {
                     out.accept(r.rule());
                 }
@@ -57,7 +62,7 @@ public final class RuleFiles {
 
         /** The rules of the family whose rules are {@code type}, in the order read. */
         <R> List<R> rulesOf(Class<R> type) {
-            return entries.stream().<R>mapMulti((entry, out) -> {
+            return entries().stream().<R>mapMulti((entry, out) -> {
                 if (entry instanceof RuleDocuments.FamilyEntry<?> f && type.isInstance(f.rule())) {
                     out.accept(type.cast(f.rule()));
                 }
@@ -79,11 +84,11 @@ public final class RuleFiles {
     }
 
     /** The rules of all paths, as {@link #entries} reads them. */
-    static Loaded load(List<Path> paths) {
+    public static Loaded load(List<Path> paths) {
         Contents contents = contents(paths);
         var providers = new LinkedHashMap<String, Provider>();
         contents.providers().forEach(p -> providers.put(p.name(), p)); // of two with one name the later wins
-        return new Loaded(contents.entries().stream().map(Located::entry).toList(), Map.copyOf(providers));
+        return new Loaded(contents.entries(), Map.copyOf(providers));
     }
 
     /**

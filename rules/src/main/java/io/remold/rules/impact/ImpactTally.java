@@ -33,7 +33,8 @@ public final class ImpactTally implements ImpactSink {
                     failed + (verdict instanceof Verdict.Fails ? 1 : 0));
         }
 
-        Counts plus(Counts other) {
+        /** Both counts added: the counts of one kind over several lists. */
+        public Counts plus(Counts other) {
             return new Counts(evaluated + other.evaluated, changed + other.changed, refused + other.refused,
                     failed + other.failed);
         }
