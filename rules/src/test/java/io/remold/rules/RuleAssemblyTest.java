@@ -74,7 +74,7 @@ class RuleAssemblyTest {
 
     static RuleAssembly assembly(List<Family<?>> families) {
         return new RuleAssembly("remold-system", null, ExternalData.NONE, ReferenceResolver.NONE, new CompiledRules(),
-                families);
+                families, Families.create());
     }
 
     static RuleSet read(String documents) {

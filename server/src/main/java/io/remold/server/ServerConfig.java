@@ -27,7 +27,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras) {
+                    KinitirasOptions kinitiras, int shadowQueue) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -83,7 +83,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
                     + "request is answered 503 before its body is read"),
             new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
-                    + "closed"));
+                    + "closed"),
+            new Key("shadow-queue", "admission requests waiting for their Shadow (and Warn) rules' evaluation, off the "
+                    + "admission path; beyond it a request's is dropped and counted (remold_shadow_dropped_total)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -137,7 +139,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Set.copyOf(list(config, "rule-crds")),
                 AllowedUrls.parse(list(config, "allow-http-ref")),
                 new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
-                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)),
+                integer(config, "shadow-queue"));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -170,6 +173,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         if (maxBodyBytesInFlight < maxBodyBytes || maxBodyBytesInFlight > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("max-body-bytes-in-flight must be between max-body-bytes ("
                     + maxBodyBytes + ") and 2 GiB: " + maxBodyBytesInFlight);
+        }
+        if (shadowQueue < 1) {
+            throw new IllegalArgumentException("shadow-queue must be at least 1: " + shadowQueue);
         }
         if (!readTimeout.isPositive()) {
             throw new IllegalArgumentException("read-timeout-ms must be positive: " + readTimeout.toMillis());

@@ -10,6 +10,7 @@ import io.remold.engine.AdmissionRequest;
 import io.remold.engine.CompiledRules;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
+import io.remold.engine.Family;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
@@ -26,6 +27,8 @@ import io.remold.rules.Families;
 import io.remold.rules.RuleAssembly;
 import io.remold.rules.RuleSet;
 import io.remold.rules.Snapshot;
+import io.remold.rules.impact.AdmissionVerdicts;
+import io.remold.templating.ExternalData;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -112,9 +115,12 @@ public final class EvalCommand {
         ScriptHost scripts = loaded.rulesOf(ScriptRule.class).isEmpty() ? null : Scripts.host(EVAL_SCRIPT_LIMITS);
         // The script family runs on this host (seeded below), which this command closes.
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
+        var httpAnswers = FileHttpAnswers.read(options.http(), options.allowHttpRef());
+        // The Shadow rules' own instances (as the server's): their script host is made only for a Shadow script.
+        List<Family<?>> shadowFamilies = Families.create(() -> Scripts.host(EVAL_SCRIPT_LIMITS), httpAnswers,
+                options.kinitiras());
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
-                new CompiledRules(), Families.create(() -> scripts,
-                FileHttpAnswers.read(options.http(), options.allowHttpRef()), options.kinitiras()));
+                new CompiledRules(), Families.create(() -> scripts, httpAnswers, options.kinitiras()), shadowFamilies);
         try {
             if (scripts != null && options.state() != null) {
                 scripts.seed(manifest("--state", options.state()));
@@ -127,15 +133,24 @@ public final class EvalCommand {
             AdmissionOperation operation = options.effectiveOperation();
             boolean delete = operation == AdmissionOperation.DELETE;
             // A DELETE carries the object being deleted as the old object, as the API server sends it.
-            Decision mutation = engine.mutate(new AdmissionRequest(operation, namespace, delete ? null : resource,
-                    delete ? resource : old, namespaceRef, nodeRef, options.explain()));
-            Decision validation = engine.validate(new AdmissionRequest(operation, namespace,
-                    delete ? null : mutation.result(), delete ? resource : old, namespaceRef, nodeRef,
-                    options.explain()));
+            var mutationRequest = new AdmissionRequest(operation, namespace, delete ? null : resource,
+                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
+            Decision mutation = engine.mutate(mutationRequest);
+            var validationRequest = new AdmissionRequest(operation, namespace, delete ? null : mutation.result(),
+                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
+            Decision validation = engine.validate(validationRequest);
 
             if (options.explain()) {
                 explain(loaded, operation, mutation, validation, err);
             }
+            // As the server decides: Warn rules' refusals warn, Shadow rules are evaluated apart and change nothing.
+            long deadline = System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos();
+            ShadowSection.print(AdmissionVerdicts.mutate(snapshot, mutationRequest, mutation, deadline),
+                    AdmissionVerdicts.validate(snapshot, validationRequest, deadline), options.output(), err);
+            snapshot.warned(mutation).forEach(warning -> err.println("remold eval: warning: " + warning));
+            snapshot.warned(validation).forEach(warning -> err.println("remold eval: warning: " + warning));
+            mutation = snapshot.enforced(mutation);
+            validation = snapshot.enforced(validation);
             for (RuleOutcome outcome : mutation.outcomes()) {
                 if (outcome.error() != null) {
                     err.println("remold eval: rule " + outcome.rule() + " failed: " + outcome.error());
@@ -160,6 +175,7 @@ public final class EvalCommand {
             if (scripts != null) {
                 scripts.close();
             }
+            shadowFamilies.forEach(Family::close);
         }
     }
 

@@ -11,6 +11,8 @@ import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
+import io.remold.api.RuleMode;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
@@ -19,6 +21,11 @@ import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
 import io.remold.json.JsonTree;
+import io.remold.rules.Snapshot;
+import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ObjectRef;
+import io.remold.rules.impact.RuleVerdict;
+import io.remold.rules.impact.AdmissionVerdicts;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -58,12 +65,16 @@ final class AdmissionEndpoints {
     private static final Set<String> DEFERRED = Set.of("oldObject");
     /** The codes of problems found before a request's body was read. */
     private static final Set<Integer> UNREAD = Set.of(413, 415, 503);
+    /** The audit annotation naming the Warn rules that would have refused the request. */
+    static final String WARNED_BY = "warned-by";
     private static final byte[] NOOP_RESPONSE = AdmissionReview.Response.allow("noop").toJson();
 
     private final RuleStore store;
     private final ClusterRefs refs;
     private final BindingListener bindings;
     private final Metrics metrics;
+    /** Where the Shadow rules' evaluation and the Warn rules' verdicts go, after the answer. */
+    private final ShadowWorker shadow;
     private final RequestBodies bodies;
     /** How long deciding one /mutate or /validate may take: its rules of every family share it. */
     private final Duration requestBudget;
@@ -73,8 +84,9 @@ final class AdmissionEndpoints {
     }
 
     AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics,
-                       RequestBodies bodies, Duration requestBudget) {
+                       RequestBodies bodies, Duration requestBudget, ShadowWorker shadow) {
         this.store = store;
+        this.shadow = shadow;
         this.requestBudget = requestBudget;
         this.refs = refs;
         this.bindings = bindings;
@@ -150,12 +162,20 @@ final class AdmissionEndpoints {
             }
             return allowed(review);
         }
-        Engine engine = store.engine();
-        if (engine.ruleCount() + engine.stageRuleCount() == 0 || refs.ignored(review.namespace())) {
+        Snapshot snapshot = store.snapshot();
+        Engine engine = snapshot.engine();
+        boolean enforcing = engine.ruleCount() + engine.stageRuleCount() > 0;
+        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
             return allowed(review);
         }
         long start = System.nanoTime();
-        Decision decision = engine.mutate(request(review), deadline(start));
+        AdmissionRequest request = request(review);
+        if (!enforcing) {
+            afterAnswer(review, snapshot, request, null, Endpoint.MUTATE);
+            return allowed(review);
+        }
+        Decision decision = engine.mutate(request, deadline(start));
+        afterAnswer(review, snapshot, request, decision, Endpoint.MUTATE);
         // The rules that changed the object, by family in the order the engine ran them (ModRules first).
         var changedBy = new LinkedHashMap<RuleFamily, List<String>>();
         var warnings = new ArrayList<String>();
@@ -172,17 +192,21 @@ final class AdmissionEndpoints {
                 changedBy.computeIfAbsent(outcome.family(), family -> new ArrayList<>()).add(outcome.rule());
             }
         }
-        if (!decision.allowed()) {
+        // A Warn script's jsa_mutate that answered Allowed: false admits, with a warning.
+        Decision enforced = snapshot.enforced(decision);
+        warnings.addAll(snapshot.warned(decision));
+        var audit = new LinkedHashMap<String, String>();
+        warnedBy(snapshot, decision, audit);
+        if (!enforced.allowed()) {
             // A script's jsa_mutate answered Allowed: false: the request is refused, as js-admissions-controller does.
-            logDecision(review, "rejected", decision.rejections().stream().map(Object::toString).toList(), start);
-            var denial = new AdmissionReview.Response(review.uid(), null, warnings, Map.of(),
-                    new AdmissionReview.Response.Denial(403, decision.rejectionMessage()));
+            logDecision(review, "rejected", enforced.rejections().stream().map(Object::toString).toList(), start);
+            var denial = new AdmissionReview.Response(review.uid(), null, warnings, audit,
+                    new AdmissionReview.Response.Denial(403, enforced.rejectionMessage()));
             return new Result(denial, Metrics.Outcome.rejected);
         }
         if (decision.patch().isEmpty() && warnings.isEmpty()) {
             return allowed(review);
         }
-        var audit = new LinkedHashMap<String, String>();
         var changes = new ArrayList<String>();
         changedBy.forEach((family, rules) -> {
             changes.add(family.changedBy() + ": " + String.join(", ", rules));
@@ -197,33 +221,91 @@ final class AdmissionEndpoints {
     }
 
     private Result validate(AdmissionReview review) {
-        Engine engine = store.engine();
-        if (engine.ruleCount() + engine.validationStageRuleCount() == 0 || refs.ignored(review.namespace())) {
+        Snapshot snapshot = store.snapshot();
+        Engine engine = snapshot.engine();
+        boolean enforcing = engine.ruleCount() + engine.validationStageRuleCount() > 0;
+        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
             return allowed(review);
         }
         long start = System.nanoTime();
-        Decision decision = engine.validate(request(review), deadline(start));
+        AdmissionRequest request = request(review);
+        if (!enforcing) {
+            afterAnswer(review, snapshot, request, null, Endpoint.VALIDATE);
+            return allowed(review);
+        }
+        Decision decision = engine.validate(request, deadline(start));
+        afterAnswer(review, snapshot, request, decision, Endpoint.VALIDATE);
         // Rules are named as in the outcomes (and in /mutate's metrics), not as the message names them: a rule
-        // without a namespace appears there under the object's namespace.
+        // without a namespace appears there under the object's namespace. A Warn rule's refusal only warns.
         var rejectedBy = new ArrayList<String>();
         for (RuleOutcome outcome : decision.outcomes()) {
             if (outcome.matched()) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.match);
-                metrics.rule(outcome.rule(), Metrics.RuleEvent.reject);
-                rejectedBy.add(outcome.rule());
                 if (outcome.error() != null) {
                     metrics.rule(outcome.rule(), Metrics.RuleEvent.error);
                 }
+                if (snapshot.mode(outcome.rule()) != RuleMode.WARN) {
+                    metrics.rule(outcome.rule(), Metrics.RuleEvent.reject);
+                    rejectedBy.add(outcome.rule());
+                }
             }
         }
-        if (decision.allowed()) {
-            return allowed(review);
+        Decision enforced = snapshot.enforced(decision);
+        List<String> warnings = snapshot.warned(decision);
+        var audit = new LinkedHashMap<String, String>();
+        warnedBy(snapshot, decision, audit);
+        if (enforced.allowed()) {
+            return warnings.isEmpty() ? allowed(review) : new Result(new AdmissionReview.Response(review.uid(), null,
+                    warnings, audit, null), Metrics.Outcome.allowed);
         }
         logDecision(review, "rejected", rejectedBy, start);
-        var response = new AdmissionReview.Response(review.uid(), null, List.of(),
-                Map.of("rejected-by", String.join(",", rejectedBy)),
-                new AdmissionReview.Response.Denial(403, decision.rejectionMessage()));
+        audit.put("rejected-by", String.join(",", rejectedBy));
+        var response = new AdmissionReview.Response(review.uid(), null, warnings, audit,
+                new AdmissionReview.Response.Denial(403, enforced.rejectionMessage()));
         return new Result(response, Metrics.Outcome.rejected);
+    }
+
+    /** The audit annotation naming the Warn rules that would have refused, if any. */
+    private static void warnedBy(Snapshot snapshot, Decision decision, Map<String, String> audit) {
+        List<String> warned = snapshot.warnedRules(decision);
+        if (!warned.isEmpty()) {
+            audit.put(WARNED_BY, String.join(",", warned));
+        }
+    }
+
+    /** Which webhook a request's work after the answer is for. */
+    private enum Endpoint { MUTATE, VALIDATE }
+
+    /**
+     * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from
+     * {@code decision}, null when no rule is enforced) and the Shadow rules' evaluation, of /mutate's request on the
+     * object the enforced rules made (what would be stored), of /validate's on the request's. A dry run stores
+     * nothing and is not recorded.
+     */
+    private void afterAnswer(AdmissionReview review, Snapshot snapshot, AdmissionRequest request, Decision decision,
+                             Endpoint endpoint) {
+        boolean warns = decision != null && snapshot.modes().containsValue(RuleMode.WARN);
+        if (review.dryRun() || !warns && snapshot.shadow().isEmpty()) {
+            return;
+        }
+        shadow.submit(() -> {
+            ImpactSink sink = shadow.sink();
+            if (warns) {
+                record(sink, AdmissionVerdicts.warned(snapshot, decision), RuleMode.WARN, request);
+            }
+            long deadline = deadline(System.nanoTime());
+            record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
+                    : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
+        });
+    }
+
+    private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,
+                               AdmissionRequest request) {
+        // The object as the request names it: a rule's changes do not rename it.
+        ObjectRef object = ObjectRef.of(request.object() instanceof JsonObject o ? o
+                : request.oldObject() instanceof JsonObject old ? old : JsonValue.EMPTY_JSON_OBJECT);
+        verdicts.forEach(v -> sink.record(v.family(), v.rule(), mode, ImpactSink.Source.ADMISSION, object,
+                v.verdict()));
     }
 
     /**
@@ -234,6 +316,7 @@ final class AdmissionEndpoints {
         R rule;
         try {
             rule = family.parse(object);
+            RuleControls.read(object, family.canRefuse(rule));
         } catch (InvalidFieldException e) {
             return invalid(family, object, id, e);
         }

@@ -30,6 +30,12 @@ public final class TestServer implements AutoCloseable {
     final TlsFiles tls;
     final RuleStore store;
     final Metrics metrics = new Metrics();
+    /** Every verdict the server records, beside the metrics. */
+    final RecordingImpactSink verdicts = new RecordingImpactSink();
+    final ShadowWorker shadow = new ShadowWorker(1024, (family, rule, mode, source, object, verdict) -> {
+        metrics.record(family, rule, mode, source, object, verdict);
+        verdicts.record(family, rule, mode, source, object, verdict);
+    }, metrics);
     final WebhookServer server;
     final HttpClient client;
 
@@ -69,7 +75,7 @@ public final class TestServer implements AutoCloseable {
         metrics.externalData(store::writeMetrics);
         metrics.syncedBy(store::isReady);
         this.server = new WebhookServer("127.0.0.1", 0, OptionalInt.of(0), tls, Duration.ofMillis(50),
-                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, limits, requestBudget);
+                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, limits, requestBudget, shadow);
         this.client = client(tls.ca());
     }
 
@@ -146,6 +152,7 @@ public final class TestServer implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        shadow.close();
         client.close();
         store.close();
     }

@@ -30,7 +30,7 @@ final class RecordingSink implements RuleSink {
     private static final List<Family<?>> FAMILIES = Families.create();
 
     @Override
-    public synchronized RuleCompilation put(String key, ModRule rule) {
+    public synchronized RuleCompilation put(String key, ModRule rule, io.remold.api.RuleControls controls) {
         puts.add(key);
         RuleCompilation compilation = new RuleCompilation(rule.id(),
                 "broken".equals(rule.spec().match().getFirst().select())
@@ -50,7 +50,8 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
-    public synchronized <R> java.util.Optional<String> put(String key, Family<R> family, R rule) {
+    public synchronized <R> java.util.Optional<String> put(String key, Family<R> family, R rule,
+                                                          io.remold.api.RuleControls controls) {
         puts.add(key);
         switch (rule) {
             case Mutator mutator -> mutators.put(key, mutator);
