@@ -301,9 +301,12 @@ final class AdmissionEndpoints {
 
     private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,
                                AdmissionRequest request) {
-        // The object as the request names it: a rule's changes do not rename it.
-        ObjectRef object = ObjectRef.of(request.object() instanceof JsonObject o ? o
+        // The object as the request names it (a rule's changes do not rename it), in the request's namespace when
+        // its manifest names none.
+        ObjectRef named = ObjectRef.of(request.object() instanceof JsonObject o ? o
                 : request.oldObject() instanceof JsonObject old ? old : JsonValue.EMPTY_JSON_OBJECT);
+        ObjectRef object = named.namespace().isEmpty() ? new ObjectRef(named.apiVersion(), named.kind(),
+                request.namespace(), named.name()) : named;
         verdicts.forEach(v -> sink.record(v.family(), v.rule(), mode, ImpactSink.Source.ADMISSION, object,
                 v.verdict()));
     }
