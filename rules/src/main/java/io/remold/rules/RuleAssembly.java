@@ -68,6 +68,7 @@ public record RuleAssembly(String systemNamespace, String kubemodSystemNamespace
         shadow.ifPresent(s -> {
             kinds.addAll(s.referencedKinds());
             names.addAll(s.outcomeNames());
+            modes.putAll(s.modes());
         });
         builder.warned(modes.entrySet().stream().filter(e -> e.getValue() == RuleMode.WARN).map(Map.Entry::getKey)
                 .collect(Collectors.toSet()));
