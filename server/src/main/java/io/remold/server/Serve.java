@@ -99,7 +99,7 @@ final class Serve implements AutoCloseable {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
             this.bindings = bindings;
-            var shadow = new ShadowWorker(config.shadowQueue(), impact, metrics);
+            var shadow = new ShadowWorker(config.shadowQueue(), config.maxBodyBytesInFlight(), impact, metrics);
             resources.push(shadow); // closed after the server: requests in flight may still hand it work
             this.server = new WebhookServer(config.host(), config.port(),
                     config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,

@@ -45,7 +45,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -97,9 +96,10 @@ final class AdmissionEndpoints {
     void register(HttpRules rules) {
         rules.post("/mutate", (req, res) -> handle(Metrics.Endpoint.mutate, req, res, this::mutate))
                 .post("/validate", (req, res) -> handle(Metrics.Endpoint.validate, req, res, this::validate))
-                .post("/validate-modrule",
-                        (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res, this::validateModRule))
-                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res, this::mutateRule))
+                .post("/validate-modrule", (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res,
+                        (review, bodyBytes) -> validateModRule(review)))
+                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res,
+                        (review, bodyBytes) -> mutateRule(review)))
                 .post("/noop", this::noop);
     }
 
@@ -115,16 +115,21 @@ final class AdmissionEndpoints {
         metrics.request(Metrics.Endpoint.noop, Metrics.Outcome.allowed, System.nanoTime() - start);
     }
 
-    private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res,
-                        Function<AdmissionReview, Result> decide) {
+    /** An endpoint's decision of a review whose body had {@code bodyBytes} bytes. */
+    private interface Decider {
+        Result decide(AdmissionReview review, int bodyBytes);
+    }
+
+    private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res, Decider decider) {
         long start = System.nanoTime();
         Metrics.Outcome outcome;
         // The body's bytes count against the in-flight budget until the answer is sent.
         try (BodyBudget.Lease lease = bodies.lease()) {
-            AdmissionReview review = AdmissionReview.parse(parse(bodies.read(req, lease)));
+            byte[] body = bodies.read(req, lease);
+            AdmissionReview review = AdmissionReview.parse(parse(body));
             Result result;
             try {
-                result = decide.apply(review);
+                result = decider.decide(review, body.length);
             } catch (AdmissionReview.Invalid e) {
                 throw e; // a field the decision needed is malformed (a Binding without its target): 400, no trace
             } catch (RuntimeException e) {
@@ -155,7 +160,7 @@ final class AdmissionEndpoints {
         }
     }
 
-    private Result mutate(AdmissionReview review) {
+    private Result mutate(AdmissionReview review, int bodyBytes) {
         if (isBinding(review)) {
             if (!review.dryRun()) {
                 bindings.bound(review.namespace(), review.name(), bindingTarget(review.object()));
@@ -171,11 +176,11 @@ final class AdmissionEndpoints {
         long start = System.nanoTime();
         AdmissionRequest request = request(review);
         if (!enforcing) {
-            afterAnswer(review, snapshot, request, null, Endpoint.MUTATE);
+            afterAnswer(review, bodyBytes, snapshot, request, null, Endpoint.MUTATE);
             return allowed(review);
         }
         Decision decision = engine.mutate(request, deadline(start));
-        afterAnswer(review, snapshot, request, decision, Endpoint.MUTATE);
+        afterAnswer(review, bodyBytes, snapshot, request, decision, Endpoint.MUTATE);
         // The rules that changed the object, by family in the order the engine ran them (ModRules first).
         var changedBy = new LinkedHashMap<RuleFamily, List<String>>();
         var warnings = new ArrayList<String>();
@@ -220,7 +225,7 @@ final class AdmissionEndpoints {
         return new Result(response, decision.patch().isEmpty() ? Metrics.Outcome.allowed : Metrics.Outcome.patched);
     }
 
-    private Result validate(AdmissionReview review) {
+    private Result validate(AdmissionReview review, int bodyBytes) {
         Snapshot snapshot = store.snapshot();
         Engine engine = snapshot.engine();
         boolean enforcing = engine.ruleCount() + engine.validationStageRuleCount() > 0;
@@ -230,11 +235,11 @@ final class AdmissionEndpoints {
         long start = System.nanoTime();
         AdmissionRequest request = request(review);
         if (!enforcing) {
-            afterAnswer(review, snapshot, request, null, Endpoint.VALIDATE);
+            afterAnswer(review, bodyBytes, snapshot, request, null, Endpoint.VALIDATE);
             return allowed(review);
         }
         Decision decision = engine.validate(request, deadline(start));
-        afterAnswer(review, snapshot, request, decision, Endpoint.VALIDATE);
+        afterAnswer(review, bodyBytes, snapshot, request, decision, Endpoint.VALIDATE);
         // Rules are named as in the outcomes (and in /mutate's metrics), not as the message names them: a rule
         // without a namespace appears there under the object's namespace. A Warn rule's refusal only warns.
         var rejectedBy = new ArrayList<String>();
@@ -279,16 +284,16 @@ final class AdmissionEndpoints {
     /**
      * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from
      * {@code decision}, null when no rule is enforced) and the Shadow rules' evaluation, of /mutate's request on the
-     * object the enforced rules made (what would be stored), of /validate's on the request's. A dry run stores
-     * nothing and is not recorded.
+     * object the enforced rules made (what would be stored), of /validate's on the request's; it holds the request
+     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded.
      */
-    private void afterAnswer(AdmissionReview review, Snapshot snapshot, AdmissionRequest request, Decision decision,
-                             Endpoint endpoint) {
+    private void afterAnswer(AdmissionReview review, int bodyBytes, Snapshot snapshot, AdmissionRequest request,
+                             Decision decision, Endpoint endpoint) {
         boolean warns = decision != null && snapshot.modes().containsValue(RuleMode.WARN);
         if (review.dryRun() || !warns && snapshot.shadow().isEmpty()) {
             return;
         }
-        shadow.submit(() -> {
+        shadow.submit(bodyBytes, () -> {
             ImpactSink sink = shadow.sink();
             if (warns) {
                 record(sink, AdmissionVerdicts.warned(snapshot, decision), RuleMode.WARN, request);

@@ -251,20 +251,23 @@ class ModesOverHttpsTest {
         assertThat(shadow.getBoolean("allowed"), is(true));
     }
 
+    /** The queue is bounded in requests (here 1) and in the bytes of their bodies (here 100). */
     @Test
     void aFullShadowQueueDropsTheRequestAndCountsIt() throws InterruptedException {
         var metrics = new Metrics();
         var started = new CountDownLatch(1);
         var release = new CountDownLatch(1);
-        try (var worker = new ShadowWorker(1, ImpactSink.NONE, metrics)) {
-            worker.submit(() -> {
+        try (var worker = new ShadowWorker(1, 100, ImpactSink.NONE, metrics)) {
+            worker.submit(10, () -> {
                 started.countDown();
                 awaitQuietly(release);
             });
             assertThat(started.await(30, TimeUnit.SECONDS), is(true));
-            worker.submit(() -> { }); // waits in the queue
-            worker.submit(() -> { }); // finds it full
+            worker.submit(91, () -> { }); // too many bytes with the running one's
             assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total 1\n"));
+            worker.submit(90, () -> { }); // waits in the queue
+            worker.submit(0, () -> { }); // finds it full
+            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total 2\n"));
             release.countDown();
         }
     }
