@@ -168,19 +168,11 @@ final class AdmissionEndpoints {
             return allowed(review);
         }
         Snapshot snapshot = store.snapshot();
-        Engine engine = snapshot.engine();
-        boolean enforcing = engine.ruleCount() + engine.stageRuleCount() > 0;
-        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
-            return allowed(review);
-        }
         long start = System.nanoTime();
-        AdmissionRequest request = request(review);
-        if (!enforcing) {
-            afterAnswer(review, bodyBytes, snapshot, request, null, Endpoint.MUTATE);
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.MUTATE, start);
+        if (decision == null) {
             return allowed(review);
         }
-        Decision decision = engine.mutate(request, deadline(start));
-        afterAnswer(review, bodyBytes, snapshot, request, decision, Endpoint.MUTATE);
         // The rules that changed the object, by family in the order the engine ran them (ModRules first).
         var changedBy = new LinkedHashMap<RuleFamily, List<String>>();
         var warnings = new ArrayList<String>();
@@ -227,19 +219,11 @@ final class AdmissionEndpoints {
 
     private Result validate(AdmissionReview review, int bodyBytes) {
         Snapshot snapshot = store.snapshot();
-        Engine engine = snapshot.engine();
-        boolean enforcing = engine.ruleCount() + engine.validationStageRuleCount() > 0;
-        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
-            return allowed(review);
-        }
         long start = System.nanoTime();
-        AdmissionRequest request = request(review);
-        if (!enforcing) {
-            afterAnswer(review, bodyBytes, snapshot, request, null, Endpoint.VALIDATE);
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.VALIDATE, start);
+        if (decision == null) {
             return allowed(review);
         }
-        Decision decision = engine.validate(request, deadline(start));
-        afterAnswer(review, bodyBytes, snapshot, request, decision, Endpoint.VALIDATE);
         // Rules are named as in the outcomes (and in /mutate's metrics), not as the message names them: a rule
         // without a namespace appears there under the object's namespace. A Warn rule's refusal only warns.
         var rejectedBy = new ArrayList<String>();
@@ -278,8 +262,52 @@ final class AdmissionEndpoints {
         }
     }
 
-    /** Which webhook a request's work after the answer is for. */
-    private enum Endpoint { MUTATE, VALIDATE }
+    /** The two webhooks that decide requests: their rules, and how their engine decides. */
+    private enum Endpoint {
+        MUTATE {
+            @Override
+            int ruleCount(Engine engine) {
+                return engine.ruleCount() + engine.stageRuleCount();
+            }
+
+            @Override
+            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos) {
+                return engine.mutate(request, deadlineNanos);
+            }
+        },
+        VALIDATE {
+            @Override
+            int ruleCount(Engine engine) {
+                return engine.ruleCount() + engine.validationStageRuleCount();
+            }
+
+            @Override
+            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos) {
+                return engine.validate(request, deadlineNanos);
+            }
+        };
+
+        /** The rules the webhook runs (ModRules count in both: each webhook runs its type's). */
+        abstract int ruleCount(Engine engine);
+
+        abstract Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos);
+    }
+
+    /**
+     * The enforced rules' decision of a request, its Shadow and Warn work handed on; null when no enforced rule can
+     * apply (none in the snapshot, or the namespace is ignored).
+     */
+    private Decision decide(AdmissionReview review, int bodyBytes, Snapshot snapshot, Endpoint endpoint,
+                            long startNanos) {
+        boolean enforcing = endpoint.ruleCount(snapshot.engine()) > 0;
+        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
+            return null;
+        }
+        AdmissionRequest request = request(review);
+        Decision decision = enforcing ? endpoint.decide(snapshot.engine(), request, deadline(startNanos)) : null;
+        afterAnswer(review, bodyBytes, snapshot, request, decision, endpoint);
+        return decision;
+    }
 
     /**
      * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from

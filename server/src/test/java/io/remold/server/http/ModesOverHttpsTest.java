@@ -86,32 +86,10 @@ class ModesOverHttpsTest {
               match: {kinds: [{apiGroups: [""], kinds: [Pod]}]}
               location: metadata.labels.owner
               parameters: {assign: {value: team-a}}
-            ---
-            apiVersion: remold.io/v1beta1
-            kind: ModRule
-            metadata: {name: no-latest-soon, namespace: team-a}
-            spec:
-              type: Reject
-              mode: Shadow
-              match:
-              - select: '$.spec.containers[*].image'
-                matchRegex: ':latest$'
-              rejectMessage: 'pod {{Target.metadata.name}} uses a latest image'
-            """;
+            """ + latestImages("no-latest-soon", "Shadow");
 
     /** A Warn rule (a remold.io ModRule, in its spec) and a KubeMod one (its annotation). */
-    static final String WARN = """
-            ---
-            apiVersion: remold.io/v1beta1
-            kind: ModRule
-            metadata: {name: warn-latest, namespace: team-a}
-            spec:
-              type: Reject
-              mode: Warn
-              match:
-              - select: '$.spec.containers[*].image'
-                matchRegex: ':latest$'
-              rejectMessage: 'pod {{Target.metadata.name}} uses a latest image'
+    static final String WARN = latestImages("warn-latest", "Warn") + """
             ---
             apiVersion: api.kubemod.io/v1beta1
             kind: ModRule
@@ -125,6 +103,23 @@ class ModesOverHttpsTest {
               - select: '$.metadata.labels.app'
                 negate: true
             """;
+
+    /** A Reject rule of team-a named {@code name}, in {@code mode}, refusing pods with a latest image. */
+    static String latestImages(String name, String mode) {
+        return """
+                ---
+                apiVersion: remold.io/v1beta1
+                kind: ModRule
+                metadata: {name: %s, namespace: team-a}
+                spec:
+                  type: Reject
+                  mode: %s
+                  match:
+                  - select: '$.spec.containers[*].image'
+                    matchRegex: ':latest$'
+                  rejectMessage: 'pod {{Target.metadata.name}} uses a latest image'
+                """.formatted(name, mode);
+    }
 
     @TempDir
     Path dir;
