@@ -90,6 +90,16 @@ class RuleModesTest {
                       %s
                       validateRules: []
                     """,
+            "modrule-script", """
+                    apiVersion: remold.io/v1beta1
+                    kind: ModRule
+                    metadata: {name: ms, namespace: team-a, annotations: {%s}}
+                    spec:
+                      type: Script
+                      %s
+                      kinds: [pods]
+                      js: "function jsa_mutate(op, obj) { return {Allowed: false}; }"
+                    """,
             "script", """
                     apiVersion: momiji.com/v1
                     kind: JsAdmission
@@ -125,6 +135,8 @@ class RuleModesTest {
             override | 'remold.io/mode': Shadow         |                  | Shadow Ignore
             validate | 'remold.io/mode': Warn           |                  | Warn Ignore
             script   | 'remold.io/mode': Warn           |                  | Warn Ignore
+            modrule-script |                            | 'mode: Warn'     | Warn Ignore
+            modrule-script |                            | 'mode: Sometimes'| error spec.mode: must be Enforce, Shadow or Warn, not "Sometimes" @6
             script   | 'remold.io/mode': 7              |                  | error metadata.annotations.remold.io/mode: must be a string: Enforce, Shadow or Warn @3
             """)
     void eachFamilyReadsItsModeOrRefusesItNamingTheField(String rule, String annotations, String specLine,

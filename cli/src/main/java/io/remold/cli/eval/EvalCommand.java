@@ -116,14 +116,16 @@ public final class EvalCommand {
         // The script family runs on this host (seeded below), which this command closes.
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var httpAnswers = FileHttpAnswers.read(options.http(), options.allowHttpRef());
-        // The Shadow rules' own instances (as the server's): their script host is made only for a Shadow script.
-        List<Family<?>> shadowFamilies = Families.create(() -> Scripts.host(EVAL_SCRIPT_LIMITS), httpAnswers,
-                options.kinitiras());
+        JsonObject state = options.state() == null ? null : manifest("--state", options.state());
+        // The Shadow rules' own instances (as the server's): their script host is made only for a Shadow script,
+        // seeded with the same state.
+        List<Family<?>> shadowFamilies = Families.create(() -> seeded(Scripts.host(EVAL_SCRIPT_LIMITS), state),
+                httpAnswers, options.kinitiras());
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
                 new CompiledRules(), Families.create(() -> scripts, httpAnswers, options.kinitiras()), shadowFamilies);
         try {
-            if (scripts != null && options.state() != null) {
-                scripts.seed(manifest("--state", options.state()));
+            if (scripts != null) {
+                seeded(scripts, state);
             }
             Snapshot snapshot = assembly.assemble(RuleSet.of(loaded.entries()));
             // As the server's log says it, and its Ready condition: these rules do not run.
@@ -177,6 +179,14 @@ public final class EvalCommand {
             }
             shadowFamilies.forEach(Family::close);
         }
+    }
+
+    /** {@code host}, seeded with {@code --state} when given. */
+    private static ScriptHost seeded(ScriptHost host, JsonObject state) {
+        if (state != null) {
+            host.seed(state);
+        }
+        return host;
     }
 
     /** One object from a YAML or JSON file. */
