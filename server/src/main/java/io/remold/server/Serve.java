@@ -1,5 +1,6 @@
 package io.remold.server;
 
+import io.remold.rules.Snapshot;
 import io.remold.rules.impact.ImpactSink;
 import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
@@ -28,7 +29,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
@@ -77,10 +80,15 @@ final class Serve implements AutoCloseable {
                 resources.push(references);
                 store.references(references);
                 store.onSnapshot(snapshot -> references.use(snapshot.referencedKinds()));
-                ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(informers);
-                resources.push(scriptEvents);
-                store.onSnapshot(snapshot -> snapshot.runtime(ScriptHost.class)
-                        .ifPresent(host -> scriptEvents.use(host, snapshot.watchedResources())));
+                // The enforced scripts' host and the Shadow scripts' own: each receives the events of its resources.
+                List<Function<Snapshot, Optional<Snapshot>>> parts = List.of(Optional::of, Snapshot::shadow);
+                for (Function<Snapshot, Optional<Snapshot>> part : parts) {
+                    ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(informers);
+                    resources.push(scriptEvents);
+                    store.onSnapshot(snapshot -> part.apply(snapshot).ifPresent(rules -> rules
+                            .runtime(ScriptHost.class)
+                            .ifPresent(host -> scriptEvents.use(host, rules.watchedResources()))));
+                }
                 ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
                         informers);
