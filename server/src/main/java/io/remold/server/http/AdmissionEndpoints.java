@@ -45,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -262,35 +263,23 @@ final class AdmissionEndpoints {
         }
     }
 
-    /** The two webhooks that decide requests: their rules, and how their engine decides. */
+    /** The two webhooks that decide requests: the rules each runs (ModRules in both), and how its engine decides. */
     private enum Endpoint {
-        MUTATE {
-            @Override
-            int ruleCount(Engine engine) {
-                return engine.ruleCount() + engine.stageRuleCount();
-            }
+        MUTATE(engine -> engine.ruleCount() + engine.stageRuleCount(), Engine::mutate),
+        VALIDATE(engine -> engine.ruleCount() + engine.validationStageRuleCount(), Engine::validate);
 
-            @Override
-            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos) {
-                return engine.mutate(request, deadlineNanos);
-            }
-        },
-        VALIDATE {
-            @Override
-            int ruleCount(Engine engine) {
-                return engine.ruleCount() + engine.validationStageRuleCount();
-            }
+        /** How an engine decides a request by a deadline. */
+        private interface Deciding {
+            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos);
+        }
 
-            @Override
-            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos) {
-                return engine.validate(request, deadlineNanos);
-            }
-        };
+        final ToIntFunction<Engine> ruleCount;
+        final Deciding deciding;
 
-        /** The rules the webhook runs (ModRules count in both: each webhook runs its type's). */
-        abstract int ruleCount(Engine engine);
-
-        abstract Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos);
+        Endpoint(ToIntFunction<Engine> ruleCount, Deciding deciding) {
+            this.ruleCount = ruleCount;
+            this.deciding = deciding;
+        }
     }
 
     /**
@@ -299,12 +288,13 @@ final class AdmissionEndpoints {
      */
     private Decision decide(AdmissionReview review, int bodyBytes, Snapshot snapshot, Endpoint endpoint,
                             long startNanos) {
-        boolean enforcing = endpoint.ruleCount(snapshot.engine()) > 0;
+        boolean enforcing = endpoint.ruleCount.applyAsInt(snapshot.engine()) > 0;
         if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
             return null;
         }
         AdmissionRequest request = request(review);
-        Decision decision = enforcing ? endpoint.decide(snapshot.engine(), request, deadline(startNanos)) : null;
+        Decision decision = enforcing ? endpoint.deciding.decide(snapshot.engine(), request,
+                deadline(startNanos)) : null;
         afterAnswer(review, bodyBytes, snapshot, request, decision, endpoint);
         return decision;
     }

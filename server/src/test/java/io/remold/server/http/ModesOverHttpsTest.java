@@ -31,20 +31,9 @@ import static org.hamcrest.Matchers.startsWith;
  * mode that cannot be is refused at rule admission naming its field; a full shadow queue drops and counts.
  */
 class ModesOverHttpsTest {
-    /** The enforced rules: a label on every pod, and a refusal of pods labelled root. */
-    static final String ENFORCED = """
-            apiVersion: remold.io/v1beta1
-            kind: ModRule
-            metadata: {name: label-pods, namespace: team-a}
-            spec:
-              type: Patch
-              match:
-              - select: '$.kind'
-                matchValue: Pod
-              patch:
-              - op: add
-                path: /metadata/labels/patched
-                value: '"yes"'
+    /** The enforced rules: DecisionsOverHttpsTest's label on every pod, and a refusal of pods labelled root. */
+    static final String ENFORCED = DecisionsOverHttpsTest.RULES.substring(0,
+            DecisionsOverHttpsTest.RULES.indexOf("---")) + """
             ---
             apiVersion: remold.io/v1beta1
             kind: ModRule
