@@ -6,6 +6,8 @@
 #   benchmarks/load.sh --url https://host:port/mutate [--body FILE] [--pid PID]   # any webhook (KubeMod, Gatekeeper...),
 #                                            # same load; with --pid, also the CPU that process spends per request
 #   REMOLD_SERVER_JAR=path/remold-server.jar benchmarks/load.sh   # another build of the server
+#   benchmarks/load.sh --shadow              # also: the same rules plus a Shadow copy of each (docs/modes.md), at
+#                                            # the same fixed rates: what Shadow rules cost admission latency
 #
 # Saturation uses wrk (Debian package, installed if missing) with a Lua script that POSTs an AdmissionReview; the fixed
 # rate runs use the project's LoadGenerator (open loop, latency corrected for coordinated omission). /noop is a
@@ -18,6 +20,7 @@ WARMUP=${WARMUP:-10}
 CONNECTIONS=${CONNECTIONS:-16}
 URL=""
 PID_ARG=""
+SHADOW=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
     --body) BODY=$(realpath "$2"); shift 2 ;;
     --pid) PID_ARG=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
+    --shadow) SHADOW=1; shift ;;
     -h|--help) sed -n 2,12p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
@@ -63,4 +67,23 @@ for count in $RULE_COUNTS; do
   echo "rules=$count noop at 2500/s: $(fixed_rate "$base/noop" 2500)"
   echo "rules=$count rss_under_load=$(rss_mib)MiB"
   stop_server
+  if [ -n "$SHADOW" ]; then
+    # Every rule twice: as it is, and renamed in mode Shadow (evaluated after each answer on the shadow worker).
+    shadowed="$WORK/rules-$count-shadow"
+    mkdir -p "$shadowed"
+    cp "$rules/rules.yaml" "$shadowed/rules.yaml"
+    sed -e 's/^  name: \(.*\)$/  name: \1-shadow/' -e 's/^spec:$/spec:\n  mode: Shadow/' "$rules/rules.yaml" \
+      > "$shadowed/shadow.yaml"
+    start_server "$shadowed"
+    sleep 2
+    base="https://127.0.0.1:$PORT"
+    for endpoint in mutate validate; do
+      rate=$(( ${!endpoint} / 2 ))
+      echo "rules=$count+$count shadow $endpoint at half saturation: $(fixed_rate "$base/$endpoint" "$rate")"
+    done
+    echo "rules=$count+$count shadow mutate at 2500/s: $(fixed_rate "$base/mutate" 2500)"
+    echo "rules=$count+$count shadow dropped=$(curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" \
+      | awk '/^remold_shadow_dropped_total/ {print $2}')"
+    stop_server
+  fi
 done

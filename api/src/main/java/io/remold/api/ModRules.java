@@ -21,7 +21,7 @@ import java.util.Set;
  */
 public final class ModRules {
     private static final Set<String> SPEC_FIELDS = Set.of("type", "admissionOperations", "executionTier",
-            "targetNamespaceRegex", "rejectMessage", "match", "patch", "references");
+            "targetNamespaceRegex", "rejectMessage", "match", "patch", "references", "mode", "existing");
     private static final Set<String> MATCH_FIELDS = Set.of("select", "matchFor", "matchValue", "matchValues",
             "matchRegex", "negate");
     private static final Set<String> PATCH_FIELDS = Set.of("op", "select", "path", "value");
@@ -111,7 +111,23 @@ public final class ModRules {
             if (!bound.references().isEmpty() && ModRule.KUBEMOD_API_VERSION.equals(apiVersion)) {
                 throw error(prefix + "spec.references", "only " + ModRule.REMOLD_API_VERSION + " rules have references");
             }
+            controls(object, spec, apiVersion, bound.type() != RuleType.Patch, prefix);
             return new ModRule(apiVersion, namespace, name, uid, resourceVersion, gen, bound);
+        }
+
+        /** Checks the rule's mode and existing policy (RuleControls reads them where they are used). */
+        void controls(JsonObject object, JsonObject spec, String apiVersion, boolean canRefuse, String prefix) {
+            for (String field : List.of("mode", "existing")) {
+                if (spec.containsKey(field) && ModRule.KUBEMOD_API_VERSION.equals(apiVersion)) {
+                    throw error(prefix + "spec." + field, "only " + ModRule.REMOLD_API_VERSION + " rules have it;"
+                            + " an " + ModRule.KUBEMOD_API_VERSION + " rule takes the annotation remold.io/" + field);
+                }
+            }
+            try {
+                RuleControls.read(object, canRefuse);
+            } catch (RuleControls.InvalidControlException e) {
+                throw error(prefix + e.field(), e.reason());
+            }
         }
 
         ModRuleSpec spec(JsonObject spec, String at) {

@@ -41,6 +41,27 @@ public record RuleControls(RuleMode mode, ExistingPolicy existing) {
         return new RuleControls(mode, existing);
     }
 
+    /**
+     * As {@link #read(JsonObject)}, for a rule that can ({@code canRefuse}) or can never refuse a request: {@code Warn}
+     * turns refusals into warnings, so on a rule that only changes objects (a Patch ModRule, a mutator, an override
+     * policy) it is refused, naming the field it was written in.
+     */
+    public static RuleControls read(JsonObject manifest, boolean canRefuse) {
+        RuleControls controls = read(manifest);
+        if (controls.mode == RuleMode.WARN && !canRefuse) {
+            throw new InvalidControlException(modeField(manifest),
+                    "Warn is for rules that refuse requests; this rule never refuses (use Enforce or Shadow)");
+        }
+        return controls;
+    }
+
+    /** Where the mode of a manifest whose controls read is written: a remold.io ModRule's spec, else the annotation. */
+    private static String modeField(JsonObject manifest) {
+        return ModRule.REMOLD_API_VERSION.equals(manifest.getString("apiVersion", ""))
+                && manifest.get("spec") instanceof JsonObject spec && spec.containsKey("mode")
+                ? "spec.mode" : "metadata.annotations." + MODE_ANNOTATION;
+    }
+
     private static <T> Optional<T> control(JsonObject annotations, String annotation, JsonObject spec, String field,
                                            Function<String, Optional<T>> parse, String values) {
         String annotationField = "metadata.annotations." + annotation;

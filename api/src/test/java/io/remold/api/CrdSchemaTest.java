@@ -39,8 +39,10 @@ class CrdSchemaTest {
         // references are remold.io's own: KubeMod's schema has none
         boolean kubemod = resource.contains("kubemod");
         JsonObject props = spec.getJsonObject("properties");
-        // type: Script (kinds, js) is remold.io's form of script rules, read by the scripting module, not the model
-        JsonObject ruleFields = kubemod ? props : Json.createObjectBuilder(props).remove("kinds").remove("js").build();
+        // type: Script (kinds, js) is remold.io's form of script rules, read by the scripting module, not the model;
+        // mode and existing are every family's controls, read by RuleControls
+        JsonObject ruleFields = kubemod ? props : Json.createObjectBuilder(props).remove("kinds").remove("js")
+                .remove("mode").remove("existing").build();
         assertRecordMatches(ModRuleSpec.class, Json.createObjectBuilder().add("properties", ruleFields).build(),
                 kubemod ? Set.of("references") : Set.of());
         assertThat(strings(spec.getJsonArray("required")),

@@ -27,6 +27,11 @@ public record AdmissionRequest(AdmissionOperation operation, String namespace, J
         this(operation, namespace, object, oldObject, namespaceRef, nodeRef, explain, "");
     }
 
+    /** The same request about {@code object} (what earlier rules made of the request's). */
+    public AdmissionRequest withObject(JsonValue object) {
+        return new AdmissionRequest(operation, namespace, object, oldObject, namespaceRef, nodeRef, explain, userName);
+    }
+
     /** A CREATE without references or explanation. */
     public static AdmissionRequest create(String namespace, JsonValue object) {
         return new AdmissionRequest(AdmissionOperation.CREATE, namespace, object, null, null, null, false);

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import static io.remold.templating.TemplateContext.SYNTHETIC_REFS;
 
@@ -44,8 +45,11 @@ public final class Engine {
     private final List<ValidationStage> validationStages;
     private final ReferenceResolver resolver;
     private final ExternalData externalData;
+    /** The rules in mode Warn, by outcome name: the stages' context says so. */
+    private final Set<String> warned;
 
     private Engine(Builder b) {
+        this.warned = Set.copyOf(b.warned);
         this.resolver = b.resolver;
         this.externalData = b.externalData;
         this.stages = List.copyOf(b.stages);
@@ -285,7 +289,7 @@ public final class Engine {
                 if (context == null) {
                     // only a stage that runs may refuse the request
                     context = new StageContext(request, external, resolver, deadlineNanos, outcomes,
-                            new ArrayList<>());
+                            new ArrayList<>(), warned);
                 }
                 result = stage.mutate(o, context);
             }
@@ -330,7 +334,8 @@ public final class Engine {
             try (var budget = new RequestBudget()) {
                 rejectRules(request, object, outcomes, rejections, external, budget);
             }
-            var context = new StageContext(request, external, resolver, deadlineNanos, outcomes, rejections);
+            var context = new StageContext(request, external, resolver, deadlineNanos, outcomes, rejections,
+                    warned);
             for (ValidationStage stage : validationStages) {
                 if (stage.ruleCount() > 0) {
                     stage.validate(object, context);
@@ -356,7 +361,7 @@ public final class Engine {
                 // A Reject rule that cannot be decided fails closed: an object large enough to reach a bound
                 // must not slip past it.
                 String why = "the rule cannot be evaluated: " + e.getMessage();
-                rejections.add(new Rejection(rule.namespaceFor(request), rule.name, why));
+                rejections.add(new Rejection(rule.namespaceFor(request), rule.name, why, RuleFamily.MODRULE, rule.id()));
                 outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY,
                         "match: " + e.getMessage()));
                 continue;
@@ -376,7 +381,8 @@ public final class Engine {
                     error = "rejectMessage: " + (e.getMessage() == null ? e.toString() : e.getMessage());
                 }
             }
-            rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message));
+            rejections.add(new Rejection(rule.namespaceFor(request), rule.name, message, RuleFamily.MODRULE,
+                    rule.id()));
             outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonValue.EMPTY_JSON_ARRAY, error,
                     explained(binding, external, asked, request)));
         }
@@ -562,8 +568,19 @@ public final class Engine {
         private ReferenceResolver resolver = ReferenceResolver.NONE;
         private ExternalData externalData = ExternalData.NONE;
         private CompiledRules compiled = new CompiledRules();
+        private Set<String> warned = Set.of();
 
         private Builder() {
+        }
+
+        /**
+         * The rules in mode Warn, by outcome name (default none): they run as the others, and their refusals are in
+         * the decision as any; the caller turns them into warnings. A stage that stops at its first refusal goes on
+         * past theirs ({@link StageContext#enforced}).
+         */
+        public Builder warned(Set<String> rules) {
+            this.warned = Set.copyOf(rules);
+            return this;
         }
 
         /** Where the rules' compilations come from and are kept (default: compiled for this engine alone). */

@@ -47,6 +47,14 @@ public interface Family<R> extends AutoCloseable {
     Optional<String> refusesIn(R rule);
 
     /**
+     * Whether the rule can refuse a request at all (in either webhook), which its mode {@code Warn} needs; by
+     * default where {@link #refusesIn} says it may.
+     */
+    default boolean canRefuse(R rule) {
+        return refusesIn(rule).isPresent();
+    }
+
+    /**
      * JSON patch operations the family's own webhook writes into a rule when it is admitted ({@code old}: the stored
      * rule on UPDATE, else null), for the mutating webhook of the family's resources to answer; none by default.
      * Throws naming the field when the rule cannot be completed.

@@ -127,13 +127,19 @@ final class KinitirasStage implements MutationStage, ValidationStage {
                 refusal = refusal(policy, input(request, object, old, context, policy), request.operation());
             } catch (PolicyEvaluationException | RuntimeException e) {
                 failed(context, policy, e);
-                return;
+                if (context.enforced(policy.id())) {
+                    return;
+                }
+                continue;
             }
             if (refusal.isPresent()) {
                 context.rejections().add(rejection(policy, refusal.get()));
                 context.outcomes().add(new RuleOutcome(FAMILY, policy.id(), 0, true, -1, null,
                         JsonValue.EMPTY_JSON_ARRAY, null));
-                return;
+                // kinitiras stops at the first refusal; a Warn policy's admits, so the next policies still decide
+                if (context.enforced(policy.id())) {
+                    return;
+                }
             }
         }
     }
@@ -244,6 +250,6 @@ final class KinitirasStage implements MutationStage, ValidationStage {
     /** Named {@code Kind/[namespace/]name} in the webhook's message, as outcomes name the policy. */
     private static Rejection rejection(Policy policy, String message) {
         String prefix = policy.clusterWide() ? policy.kind().name() : policy.kind() + "/" + policy.namespace();
-        return new Rejection(prefix, policy.name(), message);
+        return new Rejection(prefix, policy.name(), message, FAMILY, policy.id());
     }
 }

@@ -83,6 +83,21 @@ class ValidateStageTest {
         assertThat(decision.outcomes().stream().map(RuleOutcome::rule).toList(), contains("ClusterValidatePolicy/b"));
     }
 
+    /** A Warn policy's refusal only warns: the policies after it still decide, and an enforced one refuses. */
+    @Test
+    void aWarnPolicysRefusalLetsTheNextPoliciesDecide() {
+        var map = new TreeMap<String, Policy>();
+        map.put("k0", policy("a", List.of(), all(), validator("only a warning")));
+        map.put("k1", policy("b", List.of(), all(), validator("enforced")));
+        Engine.Builder builder = Engine.builder().warned(Set.of("ClusterValidatePolicy/a"));
+        new KinitirasFamily().compile(map).stage().ifPresent(builder::stage);
+        Decision decision = builder.build().validate(new AdmissionRequest(AdmissionOperation.CREATE, "", NAMESPACE,
+                JsonValue.NULL, JsonValue.NULL, JsonValue.NULL, false));
+        assertThat(decision.rejections().stream().map(r -> r.family().name() + " " + r.rule() + " " + r.message())
+                .toList(), contains("kinitiras policy ClusterValidatePolicy/a only a warning",
+                "kinitiras policy ClusterValidatePolicy/b enforced"));
+    }
+
     /** mutating.go decodeObj and validatemanager.go: on DELETE the object is the old one and there is no old one. */
     @Test
     void aDeleteIsValidatedAgainstTheOldObject() {

@@ -5,6 +5,7 @@ import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
 import io.remold.api.YamlJson;
 import io.remold.engine.Family;
 import jakarta.json.JsonObject;
@@ -32,9 +33,12 @@ public final class RuleDocuments {
 
         /** {@code namespace/name} of a ModRule, its family's id of another rule: unique within a rule set. */
         String id();
+
+        /** Its mode and existing policy ({@link RuleControls#read}). */
+        RuleControls controls();
     }
 
-    public record RuleEntry(int document, String prefix, ModRule rule) implements Entry {
+    public record RuleEntry(int document, String prefix, ModRule rule, RuleControls controls) implements Entry {
         @Override
         public String id() {
             return rule.id();
@@ -45,8 +49,8 @@ public final class RuleDocuments {
      * A rule of a {@link Family} beside ModRules, with its manifest (what {@code convert} reads a mutator's parameters
      * from).
      */
-    public record FamilyEntry<R>(int document, String prefix, Family<R> family, R rule, JsonObject manifest)
-            implements Entry {
+    public record FamilyEntry<R>(int document, String prefix, Family<R> family, R rule, JsonObject manifest,
+                                 RuleControls controls) implements Entry {
         @Override
         public String id() {
             return family.id(rule);
@@ -95,7 +99,11 @@ public final class RuleDocuments {
             boolean list = doc.value() instanceof JsonObject o
                     && ("List".equals(o.getString("kind", "")) || "ModRuleList".equals(o.getString("kind", "")));
             for (int i = 0; i < rules.size(); i++) {
-                out.add(new RuleEntry(number, list ? "items[" + i + "]." : "", rules.get(i)));
+                // The reader checked each rule's controls: reading them again cannot fail.
+                JsonObject manifest = list ? doc.value().asJsonObject().getJsonArray("items").getJsonObject(i)
+                        : doc.value().asJsonObject();
+                out.add(new RuleEntry(number, list ? "items[" + i + "]." : "", rules.get(i),
+                        RuleControls.read(manifest)));
             }
         }
         return new Contents(List.copyOf(out), List.copyOf(providers));
@@ -113,7 +121,9 @@ public final class RuleDocuments {
     private static <R> FamilyEntry<R> entry(Family<R> family, JsonObject manifest, YamlJson.Document doc, int number,
                                             String source) {
         try {
-            return new FamilyEntry<>(number, "", family, family.parse(manifest), manifest);
+            R rule = family.parse(manifest);
+            return new FamilyEntry<>(number, "", family, rule, manifest,
+                    RuleControls.read(manifest, family.canRefuse(rule)));
         } catch (InvalidFieldException e) {
             int[] at = doc.position(e.field());
             throw new ModRuleException(source, number, e.field(), at[0], at[1], e.reason());

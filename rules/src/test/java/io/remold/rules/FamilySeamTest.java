@@ -150,7 +150,7 @@ class FamilySeamTest {
     void aFamilyOfOneClassIsReadAssembledAndRun() {
         RuleSet set = RuleSet.of(RuleDocuments.readAll(DOCUMENTS, "rules.yaml", FAMILIES).rules());
         Snapshot snapshot = new RuleAssembly("remold-system", null, ExternalData.NONE, ReferenceResolver.NONE,
-                new CompiledRules(), FAMILIES).assemble(set);
+                new CompiledRules(), FAMILIES, List.of()).assemble(set);
         assertThat(snapshot.ruleCount(LabelFamily.FAMILY), is(1));
         assertThat(snapshot.outcomeNames(), equalTo(Set.of("team-a/first", "Label/owner")));
 

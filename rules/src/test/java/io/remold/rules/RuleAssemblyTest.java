@@ -68,13 +68,17 @@ class RuleAssemblyTest {
             modrules 2, mutators 2, mutation stage rules 3, validation stage rules 1
             referenced kinds [v1 ConfigMap]
             script resources [pods]
-            disabled mutators [000000000, 000000001]
+            disabled mutators [000000002, 000000003]
             outcome names [Assign/as-list, Assign/as-object, ClusterJsAdmission/count, gatekeeper-mutation, \
             team-a/label, team-a/no-latest]""";
 
     static RuleAssembly assembly(List<Family<?>> families) {
+        return assembly(families, List.of());
+    }
+
+    static RuleAssembly assembly(List<Family<?>> families, List<Family<?>> shadowFamilies) {
         return new RuleAssembly("remold-system", null, ExternalData.NONE, ReferenceResolver.NONE, new CompiledRules(),
-                families);
+                families, shadowFamilies);
     }
 
     static RuleSet read(String documents) {

@@ -83,6 +83,12 @@ public final class ScriptFamily implements Family<ScriptRule> {
         return rule.has(Scripts.VALIDATE) ? Optional.of(rule.clusterWide() ? "" : rule.namespace()) : Optional.empty();
     }
 
+    /** Also a script without {@code jsa_validate}: its {@code jsa_mutate} may answer {@code Allowed: false}. */
+    @Override
+    public boolean canRefuse(ScriptRule rule) {
+        return true;
+    }
+
     @Override
     public Compiled compile(SortedMap<String, ScriptRule> rules) {
         if (host == null && !rules.isEmpty()) {

@@ -140,7 +140,7 @@ public final class ScriptStage implements MutationStage, ValidationStage {
     /** Named {@code Kind/namespace/name} in the webhook's message, as outcomes name the rule. */
     private static Rejection rejection(ScriptRule rule, String message) {
         String prefix = rule.namespace() == null ? rule.kind() : rule.kind() + "/" + rule.namespace();
-        return new Rejection(prefix, rule.name(), message);
+        return new Rejection(prefix, rule.name(), message, Scripts.FAMILY, rule.id());
     }
 
     /** A namespaced rule applies in its namespace; {@code kinds}, when given, name the object's resource. */

@@ -102,7 +102,8 @@ public final class Scripts {
                 ? ns.getString() : null;
         JsonObject spec = manifest.getJsonObject("spec");
         for (var field : spec.entrySet()) {
-            if (!Set.of("type", "kinds", "js").contains(field.getKey())
+            // mode and existing are every rule's controls (RuleControls), not the script's
+            if (!Set.of("type", "kinds", "js", "mode", "existing").contains(field.getKey())
                     && !field.getValue().equals(CRD_DEFAULTS.get(field.getKey()))) {
                 throw new InvalidScriptException("spec." + field.getKey(),
                         "not a field of a ModRule of type Script (kinds, js)");

@@ -1,11 +1,14 @@
 package io.remold.server;
 
+import io.remold.rules.Snapshot;
+import io.remold.rules.impact.ImpactSink;
 import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
+import io.remold.server.http.ShadowWorker;
 import io.remold.server.http.TlsFiles;
 import io.remold.server.http.WebhookServer;
 import io.remold.server.kube.ClusterMode;
@@ -27,7 +30,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
@@ -46,6 +52,10 @@ final class Serve implements AutoCloseable {
 
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
+        // Every verdict's one composition point: the metrics now, reports beside them.
+        List<ImpactSink> sinks = List.of(metrics);
+        ImpactSink impact = (family, rule, mode, source, object, verdict) -> sinks.forEach(
+                sink -> sink.record(family, rule, mode, source, object, verdict));
         this.store = new RuleStore(config.systemNamespace(), config.allowHttpRef(), config.kinitiras());
         store.onSnapshot(metrics::installed);
         metrics.externalData(store::writeMetrics);
@@ -72,10 +82,15 @@ final class Serve implements AutoCloseable {
                 resources.push(references);
                 store.references(references);
                 store.onSnapshot(snapshot -> references.use(snapshot.referencedKinds()));
-                ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(informers);
-                resources.push(scriptEvents);
-                store.onSnapshot(snapshot -> snapshot.runtime(ScriptHost.class)
-                        .ifPresent(host -> scriptEvents.use(host, snapshot.watchedResources())));
+                // The enforced scripts' host and the Shadow scripts' own: each receives the events of its resources.
+                List<Function<Snapshot, Optional<Snapshot>>> parts = List.of(Optional::of, Snapshot::shadow);
+                for (Function<Snapshot, Optional<Snapshot>> part : parts) {
+                    ClusterScriptEvents scriptEvents = ClusterScriptEvents.connect(informers);
+                    resources.push(scriptEvents);
+                    store.onSnapshot(snapshot -> part.apply(snapshot).ifPresent(rules -> rules
+                            .runtime(ScriptHost.class)
+                            .ifPresent(host -> scriptEvents.use(host, rules.watchedResources()))));
+                }
                 ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
                         informers);
@@ -100,10 +115,13 @@ final class Serve implements AutoCloseable {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
             this.bindings = bindings;
+            var shadow = new ShadowWorker(config.shadowQueue(), config.maxBodyBytesInFlight(), impact, metrics);
+            resources.push(shadow); // closed after the server: requests in flight may still hand it work
             this.server = new WebhookServer(config.host(), config.port(),
                     config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,
                     config.pollInterval(), config.shutdownGrace(), config.drain(), store, refs, bindings, metrics,
-                    new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget());
+                    new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget(),
+                    shadow);
             resources.push(server);
         } catch (RuntimeException e) {
             close();

@@ -31,7 +31,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
                     KinitirasOptions kinitiras, ReportOptions reports,
-                    ExistingApplyOptions existingApply) {
+                    ExistingApplyOptions existingApply, int shadowQueue) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -95,7 +95,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key(ExistingApplyOptions.FIELD_MANAGER_OPTION, "field manager of the leader's server-side applies to"
                     + " existing objects (rules with existing: Apply; cluster mode)"),
             new Key(ExistingApplyOptions.RATE_OPTION, "at most this many existing objects written per second by rules"
-                    + " with existing: Apply (cluster mode)"));
+                    + " with existing: Apply (cluster mode)"),
+            new Key("shadow-queue", "admission requests waiting for their Shadow (and Warn) rules' evaluation, off the "
+                    + "admission path; beyond it a request's is dropped and counted (remold_shadow_dropped_total)"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -155,7 +157,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                                 Integer.MAX_VALUE)),
                         Duration.ofSeconds(number(config, "report-interval-seconds"))),
                 new ExistingApplyOptions(string(config, ExistingApplyOptions.FIELD_MANAGER_OPTION).strip(),
-                        positive(config, ExistingApplyOptions.RATE_OPTION)));
+                        positive(config, ExistingApplyOptions.RATE_OPTION)),
+                integer(config, "shadow-queue"));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -188,6 +191,9 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         if (maxBodyBytesInFlight < maxBodyBytes || maxBodyBytesInFlight > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("max-body-bytes-in-flight must be between max-body-bytes ("
                     + maxBodyBytes + ") and 2 GiB: " + maxBodyBytesInFlight);
+        }
+        if (shadowQueue < 1) {
+            throw new IllegalArgumentException("shadow-queue must be at least 1: " + shadowQueue);
         }
         if (!readTimeout.isPositive()) {
             throw new IllegalArgumentException("read-timeout-ms must be positive: " + readTimeout.toMillis());

@@ -10,6 +10,7 @@ import io.remold.cli.UsageException;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
+import io.remold.engine.Family;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
@@ -22,6 +23,9 @@ import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
 import io.remold.rules.RuleSet;
 import io.remold.rules.Snapshot;
+import io.remold.rules.impact.AdmissionVerdicts;
+import io.remold.templating.ExternalData;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -90,15 +94,24 @@ public final class EvalCommand {
             AdmissionOperation operation = options.effectiveOperation();
             boolean delete = operation == AdmissionOperation.DELETE;
             // A DELETE carries the object being deleted as the old object, as the API server sends it.
-            Decision mutation = engine.mutate(new AdmissionRequest(operation, namespace, delete ? null : resource,
-                    delete ? resource : old, namespaceRef, nodeRef, options.explain()));
-            Decision validation = engine.validate(new AdmissionRequest(operation, namespace,
-                    delete ? null : mutation.result(), delete ? resource : old, namespaceRef, nodeRef,
-                    options.explain()));
+            var mutationRequest = new AdmissionRequest(operation, namespace, delete ? null : resource,
+                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
+            Decision mutation = engine.mutate(mutationRequest);
+            var validationRequest = new AdmissionRequest(operation, namespace, delete ? null : mutation.result(),
+                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
+            Decision validation = engine.validate(validationRequest);
 
             if (options.explain()) {
                 explain(loaded, operation, mutation, validation, err);
             }
+            // As the server decides: Warn rules' refusals warn, Shadow rules are evaluated apart and change nothing.
+            long deadline = System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos();
+            ShadowSection.print(AdmissionVerdicts.mutate(snapshot, mutationRequest, mutation, deadline),
+                    AdmissionVerdicts.validate(snapshot, validationRequest, deadline), options.output(), err);
+            snapshot.warned(mutation).forEach(warning -> err.println("remold eval: warning: " + warning));
+            snapshot.warned(validation).forEach(warning -> err.println("remold eval: warning: " + warning));
+            mutation = snapshot.enforced(mutation);
+            validation = snapshot.enforced(validation);
             for (RuleOutcome outcome : mutation.outcomes()) {
                 if (outcome.error() != null) {
                     err.println("remold eval: rule " + outcome.rule() + " failed: " + outcome.error());
@@ -121,6 +134,7 @@ public final class EvalCommand {
             return ALLOWED;
         }
     }
+
 
     /** One object from a YAML or JSON file. */
     static JsonObject manifest(String flag, Path file) {

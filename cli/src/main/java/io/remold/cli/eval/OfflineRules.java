@@ -2,6 +2,7 @@ package io.remold.cli.eval;
 
 import io.remold.cli.UsageException;
 import io.remold.engine.CompiledRules;
+import io.remold.engine.Family;
 import io.remold.rules.Families;
 import io.remold.rules.RuleAssembly;
 import io.remold.scripting.ScriptHost;
@@ -9,7 +10,10 @@ import io.remold.scripting.ScriptLimits;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
 
+import jakarta.json.JsonObject;
+
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The runtime rules run on offline ({@code eval}, {@code preview}): the families as the server makes them, with
@@ -45,19 +49,32 @@ public final class OfflineRules implements AutoCloseable {
         FileExternalData external = FileExternalData.read(options.externals(), loaded.providers());
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var http = FileHttpAnswers.read(options.http(), options.allowHttpRef());
+        JsonObject state = options.state() == null ? null : EvalCommand.manifest("--state", options.state());
         ScriptHost scripts = loaded.rulesOf(ScriptRule.class).isEmpty() ? null : Scripts.host(SCRIPT_LIMITS);
+        // The Shadow rules' own instances (as the server's): their script host is made only for a Shadow script,
+        // seeded with the same state.
+        List<Family<?>> shadowFamilies = Families.create(() -> seeded(Scripts.host(SCRIPT_LIMITS), state), http,
+                options.kinitiras());
         var assembly = new RuleAssembly(SYSTEM_NAMESPACE, options.kubemodSystemNamespace(), external, references,
-                new CompiledRules(), Families.create(() -> scripts, http, options.kinitiras()));
+                new CompiledRules(), Families.create(() -> scripts, http, options.kinitiras()), shadowFamilies);
         var rules = new OfflineRules(scripts, assembly);
         try {
-            if (scripts != null && options.state() != null) {
-                scripts.seed(EvalCommand.manifest("--state", options.state()));
+            if (scripts != null) {
+                seeded(scripts, state);
             }
             return rules;
         } catch (RuntimeException e) {
             rules.close();
             throw e;
         }
+    }
+
+    /** {@code host}, seeded with {@code --state} when given. */
+    private static ScriptHost seeded(ScriptHost host, JsonObject state) {
+        if (state != null) {
+            host.seed(state);
+        }
+        return host;
     }
 
     /** The families and their runtime: assemble a rule set, or one rule alone for an impact scan. */
@@ -70,5 +87,6 @@ public final class OfflineRules implements AutoCloseable {
         if (scripts != null) {
             scripts.close();
         }
+        assembly.shadowFamilies().forEach(Family::close);
     }
 }

@@ -59,7 +59,8 @@ public final class ImpactScan {
             this.family = RuleFamily.MODRULE;
             this.rule = modRule.id();
         }
-        Snapshot snapshot = assembly.assemble(single);
+        // Without its controls the rule is enforced, whatever its mode: the scan asks what it would do in force.
+        Snapshot snapshot = assembly.assemble(new RuleSet(single.rules(), single.families()));
         this.engine = snapshot.engine();
         this.disabled = snapshot.disabled();
     }

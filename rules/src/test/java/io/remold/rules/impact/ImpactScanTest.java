@@ -39,6 +39,16 @@ class ImpactScanTest {
                       match: [{select: '$.kind', matchValue: Deployment}]
                       patch: [{op: add, path: /metadata/labels/team, value: a}]
                     """,
+            "shadow-label", """
+                    apiVersion: remold.io/v1beta1
+                    kind: ModRule
+                    metadata: {name: shadow-label, namespace: team-a}
+                    spec:
+                      type: Patch
+                      mode: Shadow
+                      match: [{select: '$.kind', matchValue: Deployment}]
+                      patch: [{op: add, path: /metadata/labels/team, value: a}]
+                    """,
             "no-latest", """
                     apiVersion: remold.io/v1beta1
                     kind: ModRule
@@ -80,7 +90,7 @@ class ImpactScanTest {
     static void assemble() {
         families = Families.create();
         assembly = new RuleAssembly("remold-system", null, ExternalData.NONE, ReferenceResolver.NONE,
-                new CompiledRules(), families);
+                new CompiledRules(), families, List.of());
     }
 
     @AfterAll
@@ -110,6 +120,7 @@ class ImpactScanTest {
     @CsvSource(delimiter = '|', textBlock = """
             label     | plain           | changes [{"op":"add","path":"/metadata/labels","value":{"team":"a"}}]
             label     | labelled        | unchanged
+            shadow-label | plain        | changes [{"op":"add","path":"/metadata/labels","value":{"team":"a"}}]
             label     | other-namespace | unchanged
             no-latest | latest          | refuses api uses a latest image
             no-latest | plain           | unchanged

@@ -11,6 +11,8 @@ import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
+import io.remold.api.RuleMode;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
 import io.remold.engine.Engine;
@@ -19,6 +21,11 @@ import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
 import io.remold.json.JsonTree;
+import io.remold.rules.Snapshot;
+import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ObjectRef;
+import io.remold.rules.impact.RuleVerdict;
+import io.remold.rules.impact.AdmissionVerdicts;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -38,7 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -58,12 +65,16 @@ final class AdmissionEndpoints {
     private static final Set<String> DEFERRED = Set.of("oldObject");
     /** The codes of problems found before a request's body was read. */
     private static final Set<Integer> UNREAD = Set.of(413, 415, 503);
+    /** The audit annotation naming the Warn rules that would have refused the request. */
+    static final String WARNED_BY = "warned-by";
     private static final byte[] NOOP_RESPONSE = AdmissionReview.Response.allow("noop").toJson();
 
     private final RuleStore store;
     private final ClusterRefs refs;
     private final BindingListener bindings;
     private final Metrics metrics;
+    /** Where the Shadow rules' evaluation and the Warn rules' verdicts go, after the answer. */
+    private final ShadowWorker shadow;
     private final RequestBodies bodies;
     /** How long deciding one /mutate or /validate may take: its rules of every family share it. */
     private final Duration requestBudget;
@@ -73,8 +84,9 @@ final class AdmissionEndpoints {
     }
 
     AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics,
-                       RequestBodies bodies, Duration requestBudget) {
+                       RequestBodies bodies, Duration requestBudget, ShadowWorker shadow) {
         this.store = store;
+        this.shadow = shadow;
         this.requestBudget = requestBudget;
         this.refs = refs;
         this.bindings = bindings;
@@ -85,9 +97,10 @@ final class AdmissionEndpoints {
     void register(HttpRules rules) {
         rules.post("/mutate", (req, res) -> handle(Metrics.Endpoint.mutate, req, res, this::mutate))
                 .post("/validate", (req, res) -> handle(Metrics.Endpoint.validate, req, res, this::validate))
-                .post("/validate-modrule",
-                        (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res, this::validateModRule))
-                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res, this::mutateRule))
+                .post("/validate-modrule", (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res,
+                        (review, bodyBytes) -> validateModRule(review)))
+                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res,
+                        (review, bodyBytes) -> mutateRule(review)))
                 .post("/noop", this::noop);
     }
 
@@ -103,16 +116,21 @@ final class AdmissionEndpoints {
         metrics.request(Metrics.Endpoint.noop, Metrics.Outcome.allowed, System.nanoTime() - start);
     }
 
-    private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res,
-                        Function<AdmissionReview, Result> decide) {
+    /** An endpoint's decision of a review whose body had {@code bodyBytes} bytes. */
+    private interface Decider {
+        Result decide(AdmissionReview review, int bodyBytes);
+    }
+
+    private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res, Decider decider) {
         long start = System.nanoTime();
         Metrics.Outcome outcome;
         // The body's bytes count against the in-flight budget until the answer is sent.
         try (BodyBudget.Lease lease = bodies.lease()) {
-            AdmissionReview review = AdmissionReview.parse(parse(bodies.read(req, lease)));
+            byte[] body = bodies.read(req, lease);
+            AdmissionReview review = AdmissionReview.parse(parse(body));
             Result result;
             try {
-                result = decide.apply(review);
+                result = decider.decide(review, body.length);
             } catch (AdmissionReview.Invalid e) {
                 throw e; // a field the decision needed is malformed (a Binding without its target): 400, no trace
             } catch (RuntimeException e) {
@@ -143,19 +161,19 @@ final class AdmissionEndpoints {
         }
     }
 
-    private Result mutate(AdmissionReview review) {
+    private Result mutate(AdmissionReview review, int bodyBytes) {
         if (isBinding(review)) {
             if (!review.dryRun()) {
                 bindings.bound(review.namespace(), review.name(), bindingTarget(review.object()));
             }
             return allowed(review);
         }
-        Engine engine = store.engine();
-        if (engine.ruleCount() + engine.stageRuleCount() == 0 || refs.ignored(review.namespace())) {
+        Snapshot snapshot = store.snapshot();
+        long start = System.nanoTime();
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.MUTATE, start);
+        if (decision == null) {
             return allowed(review);
         }
-        long start = System.nanoTime();
-        Decision decision = engine.mutate(request(review), deadline(start));
         // The rules that changed the object, by family in the order the engine ran them (ModRules first).
         var changedBy = new LinkedHashMap<RuleFamily, List<String>>();
         var warnings = new ArrayList<String>();
@@ -172,17 +190,21 @@ final class AdmissionEndpoints {
                 changedBy.computeIfAbsent(outcome.family(), family -> new ArrayList<>()).add(outcome.rule());
             }
         }
-        if (!decision.allowed()) {
+        // A Warn script's jsa_mutate that answered Allowed: false admits, with a warning.
+        Decision enforced = snapshot.enforced(decision);
+        warnings.addAll(snapshot.warned(decision));
+        var audit = new LinkedHashMap<String, String>();
+        warnedBy(snapshot, decision, audit);
+        if (!enforced.allowed()) {
             // A script's jsa_mutate answered Allowed: false: the request is refused, as js-admissions-controller does.
-            logDecision(review, "rejected", decision.rejections().stream().map(Object::toString).toList(), start);
-            var denial = new AdmissionReview.Response(review.uid(), null, warnings, Map.of(),
-                    new AdmissionReview.Response.Denial(403, decision.rejectionMessage()));
+            logDecision(review, "rejected", enforced.rejections().stream().map(Object::toString).toList(), start);
+            var denial = new AdmissionReview.Response(review.uid(), null, warnings, audit,
+                    new AdmissionReview.Response.Denial(403, enforced.rejectionMessage()));
             return new Result(denial, Metrics.Outcome.rejected);
         }
         if (decision.patch().isEmpty() && warnings.isEmpty()) {
             return allowed(review);
         }
-        var audit = new LinkedHashMap<String, String>();
         var changes = new ArrayList<String>();
         changedBy.forEach((family, rules) -> {
             changes.add(family.changedBy() + ": " + String.join(", ", rules));
@@ -196,34 +218,120 @@ final class AdmissionEndpoints {
         return new Result(response, decision.patch().isEmpty() ? Metrics.Outcome.allowed : Metrics.Outcome.patched);
     }
 
-    private Result validate(AdmissionReview review) {
-        Engine engine = store.engine();
-        if (engine.ruleCount() + engine.validationStageRuleCount() == 0 || refs.ignored(review.namespace())) {
+    private Result validate(AdmissionReview review, int bodyBytes) {
+        Snapshot snapshot = store.snapshot();
+        long start = System.nanoTime();
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.VALIDATE, start);
+        if (decision == null) {
             return allowed(review);
         }
-        long start = System.nanoTime();
-        Decision decision = engine.validate(request(review), deadline(start));
         // Rules are named as in the outcomes (and in /mutate's metrics), not as the message names them: a rule
-        // without a namespace appears there under the object's namespace.
+        // without a namespace appears there under the object's namespace. A Warn rule's refusal only warns.
         var rejectedBy = new ArrayList<String>();
         for (RuleOutcome outcome : decision.outcomes()) {
             if (outcome.matched()) {
                 metrics.rule(outcome.rule(), Metrics.RuleEvent.match);
-                metrics.rule(outcome.rule(), Metrics.RuleEvent.reject);
-                rejectedBy.add(outcome.rule());
                 if (outcome.error() != null) {
                     metrics.rule(outcome.rule(), Metrics.RuleEvent.error);
                 }
+                if (snapshot.mode(outcome.rule()) != RuleMode.WARN) {
+                    metrics.rule(outcome.rule(), Metrics.RuleEvent.reject);
+                    rejectedBy.add(outcome.rule());
+                }
             }
         }
-        if (decision.allowed()) {
-            return allowed(review);
+        Decision enforced = snapshot.enforced(decision);
+        List<String> warnings = snapshot.warned(decision);
+        var audit = new LinkedHashMap<String, String>();
+        warnedBy(snapshot, decision, audit);
+        if (enforced.allowed()) {
+            return warnings.isEmpty() ? allowed(review) : new Result(new AdmissionReview.Response(review.uid(), null,
+                    warnings, audit, null), Metrics.Outcome.allowed);
         }
         logDecision(review, "rejected", rejectedBy, start);
-        var response = new AdmissionReview.Response(review.uid(), null, List.of(),
-                Map.of("rejected-by", String.join(",", rejectedBy)),
-                new AdmissionReview.Response.Denial(403, decision.rejectionMessage()));
+        audit.put("rejected-by", String.join(",", rejectedBy));
+        var response = new AdmissionReview.Response(review.uid(), null, warnings, audit,
+                new AdmissionReview.Response.Denial(403, enforced.rejectionMessage()));
         return new Result(response, Metrics.Outcome.rejected);
+    }
+
+    /** The audit annotation naming the Warn rules that would have refused, if any. */
+    private static void warnedBy(Snapshot snapshot, Decision decision, Map<String, String> audit) {
+        List<String> warned = snapshot.warnedRules(decision);
+        if (!warned.isEmpty()) {
+            audit.put(WARNED_BY, String.join(",", warned));
+        }
+    }
+
+    /** The two webhooks that decide requests: the rules each runs (ModRules in both), and how its engine decides. */
+    private enum Endpoint {
+        MUTATE(engine -> engine.ruleCount() + engine.stageRuleCount(), Engine::mutate),
+        VALIDATE(engine -> engine.ruleCount() + engine.validationStageRuleCount(), Engine::validate);
+
+        /** How an engine decides a request by a deadline. */
+        private interface Deciding {
+            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos);
+        }
+
+        final ToIntFunction<Engine> ruleCount;
+        final Deciding deciding;
+
+        Endpoint(ToIntFunction<Engine> ruleCount, Deciding deciding) {
+            this.ruleCount = ruleCount;
+            this.deciding = deciding;
+        }
+    }
+
+    /**
+     * The enforced rules' decision of a request, its Shadow and Warn work handed on; null when no enforced rule can
+     * apply (none in the snapshot, or the namespace is ignored).
+     */
+    private Decision decide(AdmissionReview review, int bodyBytes, Snapshot snapshot, Endpoint endpoint,
+                            long startNanos) {
+        boolean enforcing = endpoint.ruleCount.applyAsInt(snapshot.engine()) > 0;
+        if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
+            return null;
+        }
+        AdmissionRequest request = request(review);
+        Decision decision = enforcing ? endpoint.deciding.decide(snapshot.engine(), request,
+                deadline(startNanos)) : null;
+        afterAnswer(review, bodyBytes, snapshot, request, decision, endpoint);
+        return decision;
+    }
+
+    /**
+     * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from
+     * {@code decision}, null when no rule is enforced) and the Shadow rules' evaluation, of /mutate's request on the
+     * object the enforced rules made (what would be stored), of /validate's on the request's; it holds the request
+     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded.
+     */
+    private void afterAnswer(AdmissionReview review, int bodyBytes, Snapshot snapshot, AdmissionRequest request,
+                             Decision decision, Endpoint endpoint) {
+        boolean warns = decision != null && snapshot.modes().containsValue(RuleMode.WARN);
+        if (review.dryRun() || !warns && snapshot.shadow().isEmpty()) {
+            return;
+        }
+        shadow.submit(bodyBytes, () -> {
+            ImpactSink sink = shadow.sink();
+            if (warns) {
+                record(sink, AdmissionVerdicts.warned(snapshot, decision), RuleMode.WARN, request);
+            }
+            long deadline = deadline(System.nanoTime());
+            record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
+                    : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
+        });
+    }
+
+    private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,
+                               AdmissionRequest request) {
+        // The object as the request names it (a rule's changes do not rename it), in the request's namespace when
+        // its manifest names none.
+        ObjectRef named = ObjectRef.of(request.object() instanceof JsonObject o ? o
+                : request.oldObject() instanceof JsonObject old ? old : JsonValue.EMPTY_JSON_OBJECT);
+        ObjectRef object = named.namespace().isEmpty() ? new ObjectRef(named.apiVersion(), named.kind(),
+                request.namespace(), named.name()) : named;
+        verdicts.forEach(v -> sink.record(v.family(), v.rule(), mode, ImpactSink.Source.ADMISSION, object,
+                v.verdict()));
     }
 
     /**
@@ -234,6 +342,7 @@ final class AdmissionEndpoints {
         R rule;
         try {
             rule = family.parse(object);
+            RuleControls.read(object, family.canRefuse(rule));
         } catch (InvalidFieldException e) {
             return invalid(family, object, id, e);
         }

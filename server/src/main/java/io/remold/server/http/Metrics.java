@@ -1,8 +1,14 @@
 package io.remold.server.http;
 
 import io.remold.gatekeeper.Gatekeeper;
+import io.remold.api.RuleMode;
+import io.remold.engine.RuleFamily;
 import io.remold.rules.Snapshot;
+import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ObjectRef;
+import io.remold.rules.impact.Verdict;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,7 +20,7 @@ import java.util.function.Consumer;
  * Counters in the Prometheus text exposition format, written by hand: the request path only touches
  * {@link LongAdder}s found without allocation (endpoints are an enum; rule counters are created once per rule).
  */
-public final class Metrics {
+public final class Metrics implements ImpactSink {
     /** Upper bounds of the latency buckets, in seconds. */
     private static final double[] BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
 
@@ -51,6 +57,11 @@ public final class Metrics {
     private final EndpointStats[] endpoints = new EndpointStats[Endpoint.values().length];
     private final Map<String, LongAdder[]> rules = new ConcurrentHashMap<>();
     private final LongAdder rebuilds = new LongAdder();
+    /** Verdicts of rules in force, by family, rule, mode, verdict and source. */
+    private final Map<VerdictSeries, LongAdder> verdicts = new ConcurrentHashMap<>();
+    /** The outcome names of the rules in force: verdicts of other rules (gone meanwhile) are not counted. */
+    private volatile Set<String> outcomeNames = Set.of();
+    private final LongAdder shadowDropped = new LongAdder();
     private volatile int ruleCount;
     private volatile int mutatorCount;
     private volatile double lastRebuildSeconds;
@@ -103,7 +114,35 @@ public final class Metrics {
      * bound; {@code current} holds the outcome names of the new snapshot's rules.
      */
     private void retainRules(Set<String> current) {
+        outcomeNames = current;
         rules.keySet().retainAll(current);
+        verdicts.keySet().removeIf(series -> !current.contains(series.rule()));
+    }
+
+    /** One series of {@code remold_rule_verdicts_total}. */
+    private record VerdictSeries(String family, String rule, RuleMode mode, String verdict, Source source) {
+    }
+
+    /** Counts a verdict of a rule in force ({@code remold_rule_verdicts_total}). */
+    @Override
+    public void record(RuleFamily family, String rule, RuleMode mode, Source source, ObjectRef object,
+                       Verdict verdict) {
+        if (!outcomeNames.contains(rule)) {
+            return;
+        }
+        String name = switch (verdict) {
+            case Verdict.Changes c -> "changed";
+            case Verdict.Refuses r -> "refused";
+            case Verdict.Fails f -> "failed";
+            case Verdict.Unchanged u -> "unchanged";
+        };
+        verdicts.computeIfAbsent(new VerdictSeries(family.name(), rule, mode, name, source), k -> new LongAdder())
+                .increment();
+    }
+
+    /** A request's Shadow evaluation dropped: the shadow queue was full. */
+    void shadowDropped() {
+        shadowDropped.increment();
     }
 
     /** Counts an installed rule snapshot and drops the counters of rules it no longer holds. */
@@ -151,6 +190,17 @@ public final class Metrics {
             rules.forEach((rule, counters) -> sb.append(name).append("{rule=\"").append(escape(rule)).append("\"} ")
                     .append(counters[event.ordinal()].sum()).append('\n'));
         }
+        header(sb, "remold_rule_verdicts_total", "counter", "Objects a rule in mode Shadow or Warn was evaluated"
+                + " against, by what it did or would have done.");
+        verdicts.forEach((series, count) -> sb.append("remold_rule_verdicts_total{family=\"")
+                .append(escape(series.family())).append("\",rule=\"").append(escape(series.rule()))
+                .append("\",mode=\"").append(series.mode().written()).append("\",verdict=\"")
+                .append(series.verdict()).append("\",source=\"")
+                .append(series.source().name().toLowerCase(Locale.ROOT)).append("\"} ")
+                .append(count.sum()).append('\n'));
+        header(sb, "remold_shadow_dropped_total", "counter", "Admission requests whose Shadow evaluation was dropped"
+                + " because the shadow queue was full.");
+        sb.append("remold_shadow_dropped_total ").append(shadowDropped.sum()).append('\n');
         header(sb, "remold_rules", "gauge", "ModRules in the current engine snapshot.");
         sb.append("remold_rules ").append(ruleCount).append('\n');
         header(sb, "remold_gatekeeper_mutators", "gauge", "Gatekeeper mutators in the current engine snapshot.");

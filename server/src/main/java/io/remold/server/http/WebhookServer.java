@@ -60,10 +60,10 @@ public final class WebhookServer implements AutoCloseable {
      */
     public WebhookServer(String host, int port, OptionalInt adminPort, TlsFiles tls, Duration pollInterval,
                   Duration shutdownGrace, Duration drain, RuleStore store, ClusterRefs refs, BindingListener bindings,
-                  Metrics metrics, HttpLimits limits, Duration requestBudget) {
+                  Metrics metrics, HttpLimits limits, Duration requestBudget, ShadowWorker shadow) {
         this.drain = drain;
         this.bodies = new RequestBodies(limits);
-        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, bodies, requestBudget);
+        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, bodies, requestBudget, shadow);
         var routing = HttpRouting.builder();
         routing.addFilter((chain, req, res) -> {
             if (draining) {

@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.remold.api.ModRule;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
 import io.remold.api.RuleType;
 import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
@@ -58,8 +59,9 @@ final class RejectScope implements RuleSink {
     }
 
     @Override
-    public RuleCompilation put(String key, ModRule rule) {
-        RuleCompilation compilation = delegate.put(key, rule);
+    public RuleCompilation put(String key, ModRule rule, RuleControls controls) {
+        RuleCompilation compilation = delegate.put(key, rule, controls);
+        // A Shadow rule is reached too: the validating webhook hands its requests to the shadow evaluation.
         noteReach(key, compilation.ok() && rule.spec().type() == RuleType.Reject ? reach(rule) : null);
         return compilation;
     }
@@ -80,8 +82,8 @@ final class RejectScope implements RuleSink {
      * cluster-wide); one the sink refuses to run refuses nowhere.
      */
     @Override
-    public <R> Optional<String> put(String key, Family<R> family, R rule) {
-        Optional<String> refusal = delegate.put(key, family, rule);
+    public <R> Optional<String> put(String key, Family<R> family, R rule, RuleControls controls) {
+        Optional<String> refusal = delegate.put(key, family, rule, controls);
         noteReach(key, refusal.isEmpty() ? family.refusesIn(rule).orElse(null) : null);
         return refusal;
     }

@@ -5,6 +5,7 @@ import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
 import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
 import io.remold.server.rules.RuleSink;
@@ -24,13 +25,15 @@ interface RuleLoader {
     static <R> RuleLoader of(Family<R> family) {
         return (ref, manifest, generation, sink) -> {
             R rule;
+            RuleControls controls;
             try {
                 rule = family.parse(manifest);
+                controls = RuleControls.read(manifest, family.canRefuse(rule));
             } catch (InvalidFieldException e) {
                 sink.remove(ref.key());
                 return ReadyCondition.invalid(e.getMessage(), generation);
             }
-            return sink.put(ref.key(), family, rule)
+            return sink.put(ref.key(), family, rule, controls)
                     .map(refusal -> ReadyCondition.invalid(refusal, generation))
                     .orElseGet(() -> ReadyCondition.ready(family.readyReason(), generation));
         };
@@ -54,7 +57,8 @@ interface RuleLoader {
                 sink.remove(ref.key());
                 return ReadyCondition.of(e, generation);
             }
-            RuleCompilation compilation = sink.put(ref.key(), rule);
+            // The reader checked the rule's controls: reading them again cannot fail.
+            RuleCompilation compilation = sink.put(ref.key(), rule, RuleControls.read(manifest));
             return ReadyCondition.of(compilation, generation);
         };
     }

@@ -104,7 +104,7 @@ public final class RuleFolder {
                 case RuleDocuments.RuleEntry r -> {
                     RuleCompilation compilation = store.compile(r.rule());
                     if (compilation.ok()) {
-                        store.put(key, r.rule());
+                        store.put(key, r.rule(), r.controls());
                         keys.add(key);
                     } else if (previous != null && previous.keys().contains(key)) {
                         // Enforcement must not lapse because of a typo: the rule as it was stays in force.
@@ -141,7 +141,7 @@ public final class RuleFolder {
 
     /** A family's rule into the store (capturing the family's rule type). */
     private <R> Optional<String> put(String key, RuleDocuments.FamilyEntry<R> entry) {
-        return store.put(key, entry.family(), entry.rule());
+        return store.put(key, entry.family(), entry.rule(), entry.controls());
     }
 
     /**

@@ -2,6 +2,7 @@ package io.remold.server.rules;
 
 import io.remold.api.ModRule;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.Family;
 import io.remold.rules.Snapshot;
@@ -20,15 +21,28 @@ public interface RuleSink {
     /** The rule families beside ModRules that the sink takes, in the order their stages run. */
     List<Family<?>> families();
 
-    /** Adds or replaces the rule under {@code key}; returns its compilation (a broken rule is kept out). */
-    RuleCompilation put(String key, ModRule rule);
+    /**
+     * Adds or replaces the rule under {@code key}, with its mode and existing policy; returns its compilation (a broken
+     * rule is kept out).
+     */
+    RuleCompilation put(String key, ModRule rule, RuleControls controls);
+
+    /** An enforced rule (a test's, or a source without controls). */
+    default RuleCompilation put(String key, ModRule rule) {
+        return put(key, rule, RuleControls.DEFAULTS);
+    }
 
     /**
-     * Adds or replaces the rule of {@code family} under {@code key} (parsed: an invalid one never gets here); or, when
-     * the sink may not run it (a script rule that {@link io.remold.rules.TenantScripts} refuses), removes what {@code
-     * key} held and returns why.
+     * Adds or replaces the rule of {@code family} under {@code key} (parsed: an invalid one never gets here), with its
+     * mode and existing policy; or, when the sink may not run it (a script rule that {@link
+     * io.remold.rules.TenantScripts} refuses), removes what {@code key} held and returns why.
      */
-    <R> Optional<String> put(String key, Family<R> family, R rule);
+    <R> Optional<String> put(String key, Family<R> family, R rule, RuleControls controls);
+
+    /** An enforced rule of {@code family}. */
+    default <R> Optional<String> put(String key, Family<R> family, R rule) {
+        return put(key, family, rule, RuleControls.DEFAULTS);
+    }
 
     /** Adds or replaces the external data Provider under {@code key} (checked: an invalid one never gets here). */
     void putProvider(String key, Provider provider);

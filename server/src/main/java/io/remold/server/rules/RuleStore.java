@@ -2,6 +2,7 @@ package io.remold.server.rules;
 
 import io.remold.api.ModRule;
 import io.remold.api.Provider;
+import io.remold.api.RuleControls;
 import io.remold.engine.CompiledRules;
 import io.remold.engine.Engine;
 import io.remold.engine.Family;
@@ -60,6 +61,8 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private final Map<String, ModRule> rules = new TreeMap<>();
     /** The other families' rules, by family and source key. */
     private final Map<RuleFamily, Map<String, Object>> familyRules = new HashMap<>();
+    /** Each rule's mode and existing policy, by source key (of every family). */
+    private final Map<String, RuleControls> controls = new HashMap<>();
     private final Map<String, Provider> providers = new TreeMap<>();
     private TenantScripts tenantScripts = TenantScripts.NONE;
     /** The Providers in force; engines hold it, so a Provider change needs no build. */
@@ -70,6 +73,11 @@ public final class RuleStore implements RuleSink, AutoCloseable {
      * there too, after the last build.
      */
     private final List<Family<?>> families;
+    /**
+     * Other instances of the families, for the Shadow rules' snapshot (a family instance compiles one set); their
+     * script host is made only once a Shadow script rule is built.
+     */
+    private final List<Family<?>> shadowFamilies;
     private final List<Consumer<Snapshot>> snapshotListeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<String, Optional<String>>> startListeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<Snapshot> snapshot;
@@ -109,11 +117,13 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef,
                       KinitirasOptions kinitiras) {
         this.systemNamespace = systemNamespace;
-        this.families = Families.create(() -> {
+        Supplier<ScriptHost> hosts = () -> {
             ScriptHost host = scriptHosts.get();
             host.onStarted(this::scriptStarted);
             return host;
-        }, externalData.httpReferences(allowHttpRef), kinitiras);
+        };
+        this.families = Families.create(hosts, externalData.httpReferences(allowHttpRef), kinitiras);
+        this.shadowFamilies = Families.create(hosts, externalData.httpReferences(allowHttpRef), kinitiras);
         this.snapshot = new AtomicReference<>(assembly().assemble(RuleSet.EMPTY));
     }
 
@@ -145,11 +155,16 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         return snapshot.get().engine();
     }
 
+    /** The snapshot in force: its engine, its rules' modes, and the Shadow rules' snapshot. */
+    public Snapshot snapshot() {
+        return snapshot.get();
+    }
+
     /** How this store's rule sets become snapshots, with the settings and sources in force now. */
     private RuleAssembly assembly() {
         ReferenceSource source = references;
         return new RuleAssembly(systemNamespace, kubemodSystemNamespace, externalData,
-                source == null ? ReferenceResolver.NONE : source, compiled, families);
+                source == null ? ReferenceResolver.NONE : source, compiled, families, shadowFamilies);
     }
 
     /**
@@ -195,10 +210,15 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     }
 
     @Override
-    public RuleCompilation put(String key, ModRule rule) {
+    public RuleCompilation put(String key, ModRule rule, RuleControls ruleControls) {
         RuleCompilation compilation = compile(rule); // not under the lock: /readyz and other sources must not wait
         synchronized (this) {
             ModRule previous = compilation.ok() ? rules.put(key, rule) : rules.remove(key);
+            if (compilation.ok()) {
+                controls.put(key, ruleControls);
+            } else {
+                controls.remove(key);
+            }
             if (!compilation.ok()) {
                 LOG.warning("ModRule " + rule.id() + " from " + key + " is invalid and skipped: "
                         + compilation.errors());
@@ -211,7 +231,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     }
 
     @Override
-    public synchronized <R> Optional<String> put(String key, Family<R> family, R rule) {
+    public synchronized <R> Optional<String> put(String key, Family<R> family, R rule, RuleControls ruleControls) {
         // The tenant-scripts option (JavaScript runs in this process), and the kinds the server may read.
         Optional<String> refusal = rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
                 : referenceRefusal(family, rule);
@@ -221,6 +241,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
             return refusal;
         }
         familyRules.computeIfAbsent(family.family(), f -> new TreeMap<>()).put(key, rule);
+        controls.put(key, ruleControls);
         changed();
         return refusal;
     }
@@ -287,6 +308,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         if (providers.remove(key) != null) {
             externalData.use(providers.values());
         }
+        controls.remove(key);
         boolean removed = rules.remove(key) != null;
         for (Map<String, Object> byKey : familyRules.values()) {
             removed |= byKey.remove(key) != null;
@@ -370,7 +392,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
             pendingBuild = null; // changes from now on need a new build
             var byFamily = new HashMap<RuleFamily, SortedMap<String, ?>>();
             familyRules.forEach((family, byKey) -> byFamily.put(family, new TreeMap<>(byKey)));
-            set = new RuleSet(rules, byFamily);
+            set = new RuleSet(rules, byFamily, controls);
             warnAboutDuplicates();
         }
         Snapshot next;
@@ -436,7 +458,10 @@ public final class RuleStore implements RuleSink, AutoCloseable {
             }
             closed = true;
         }
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> families.forEach(Family::close), builder);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+            families.forEach(Family::close);
+            shadowFamilies.forEach(Family::close);
+        }, builder);
         builder.shutdown();
         await(closing);
         externalData.close();

@@ -1,6 +1,6 @@
 package io.remold.server.http;
 
-import io.remold.api.ModRules;
+import io.remold.rules.RuleDocuments;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
 import io.remold.server.rules.RuleStore;
@@ -30,6 +30,12 @@ public final class TestServer implements AutoCloseable {
     final TlsFiles tls;
     final RuleStore store;
     final Metrics metrics = new Metrics();
+    /** Every verdict the server records, beside the metrics. */
+    final RecordingImpactSink verdicts = new RecordingImpactSink();
+    final ShadowWorker shadow = new ShadowWorker(1024, 32 << 20, (family, rule, mode, source, object, verdict) -> {
+        metrics.record(family, rule, mode, source, object, verdict);
+        verdicts.record(family, rule, mode, source, object, verdict);
+    }, metrics);
     final WebhookServer server;
     final HttpClient client;
 
@@ -69,7 +75,7 @@ public final class TestServer implements AutoCloseable {
         metrics.externalData(store::writeMetrics);
         metrics.syncedBy(store::isReady);
         this.server = new WebhookServer("127.0.0.1", 0, OptionalInt.of(0), tls, Duration.ofMillis(50),
-                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, limits, requestBudget);
+                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, limits, requestBudget, shadow);
         this.client = client(tls.ca());
     }
 
@@ -102,13 +108,24 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
-    /** Puts every rule of a YAML text in the store, then marks it synced. */
+    /** Puts every rule of a YAML text (of any family, with its mode) in the store, then marks it synced. */
     void rules(String yaml) {
-        var rules = ModRules.parse(yaml, "rules.yaml");
-        for (int i = 0; i < rules.size(); i++) {
-            store.put("rules.yaml#" + i, rules.get(i));
+        var entries = RuleDocuments.read(yaml, "rules.yaml");
+        for (int i = 0; i < entries.size(); i++) {
+            put("rules.yaml#" + i, entries.get(i));
         }
         store.synced();
+    }
+
+    private void put(String key, RuleDocuments.Entry entry) {
+        switch (entry) {
+            case RuleDocuments.RuleEntry r -> store.put(key, r.rule(), r.controls());
+            case RuleDocuments.FamilyEntry<?> f -> putFamilyRule(key, f);
+        }
+    }
+
+    private <R> void putFamilyRule(String key, RuleDocuments.FamilyEntry<R> entry) {
+        store.put(key, entry.family(), entry.rule(), entry.controls());
     }
 
     URI uri(String path) {
@@ -146,6 +163,7 @@ public final class TestServer implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        shadow.close();
         client.close();
         store.close();
     }

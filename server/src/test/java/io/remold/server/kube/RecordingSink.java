@@ -24,14 +24,17 @@ final class RecordingSink implements RuleSink {
     final Map<String, ScriptRule> scripts = new LinkedHashMap<>();
     final Map<String, Provider> providers = new LinkedHashMap<>();
     final List<String> puts = new ArrayList<>();
+    /** The controls each key was put with. */
+    final Map<String, io.remold.api.RuleControls> controls = new LinkedHashMap<>();
     final List<String> removes = new ArrayList<>();
     volatile boolean synced;
     /** Read with, never compiled. */
     private static final List<Family<?>> FAMILIES = Families.create();
 
     @Override
-    public synchronized RuleCompilation put(String key, ModRule rule) {
+    public synchronized RuleCompilation put(String key, ModRule rule, io.remold.api.RuleControls controls) {
         puts.add(key);
+        this.controls.put(key, controls);
         RuleCompilation compilation = new RuleCompilation(rule.id(),
                 "broken".equals(rule.spec().match().getFirst().select())
                         ? List.of(new RuleCompilation.Problem("spec.match[0].select", 3, "unexpected end"))
@@ -50,8 +53,10 @@ final class RecordingSink implements RuleSink {
     }
 
     @Override
-    public synchronized <R> java.util.Optional<String> put(String key, Family<R> family, R rule) {
+    public synchronized <R> java.util.Optional<String> put(String key, Family<R> family, R rule,
+                                                          io.remold.api.RuleControls controls) {
         puts.add(key);
+        this.controls.put(key, controls);
         switch (rule) {
             case Mutator mutator -> mutators.put(key, mutator);
             case ScriptRule script -> scripts.put(key, script);

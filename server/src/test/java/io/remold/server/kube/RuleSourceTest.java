@@ -87,6 +87,21 @@ class RuleSourceTest {
         assertThat(condition.observedGeneration(), is(3L));
     }
 
+    /** The mode comes with the rule from the cluster; one the rule cannot have keeps it out, naming the field. */
+    @Test
+    void aRulesModeReachesTheSinkAndAnImpossibleOneNamesItsField() {
+        var shadow = object(modRule("r", 1, PATCH_SPEC.replace("{'type':'Patch'", "{'type':'Patch','mode':'Shadow'"),
+                null));
+        source.onAdd(shadow);
+        assertThat(sink.controls.get(KEY).mode(), is(io.remold.api.RuleMode.SHADOW));
+        source.onUpdate(shadow, object(modRule("r", 2, PATCH_SPEC.replace("{'type':'Patch'",
+                "{'type':'Patch','mode':'Warn'"), null)));
+        assertThat(sink.rules.keySet(), empty());
+        ReadyCondition condition = writes.getLast().condition();
+        assertThat(condition.ready(), is(false));
+        assertThat(condition.message(), containsString("spec.mode: Warn is for rules that refuse requests"));
+    }
+
     @Test
     void unreadableRuleReplacesTheGoodVersionAndNamesTheField() {
         var good = object(modRule("r", 1, PATCH_SPEC, null));

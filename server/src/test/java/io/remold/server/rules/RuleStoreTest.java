@@ -38,6 +38,28 @@ public class RuleStoreTest {
                 """.formatted(name, select), name + ".yaml").getFirst();
     }
 
+    /** A rule's mode decides its engine; a change of mode alone rebuilds; a removed rule is in neither. */
+    @Test
+    void aRulesModeMovesItBetweenTheEnforcingAndTheShadowEngine() {
+        var shadow = new io.remold.api.RuleControls(io.remold.api.RuleMode.SHADOW,
+                io.remold.api.ExistingPolicy.IGNORE);
+        store.synced();
+        store.put("a", rule("a", "$.kind"), shadow);
+        store.batch(sink -> { });
+        assertThat(store.engine().ruleCount(), is(0));
+        assertThat(store.snapshot().shadow().orElseThrow().engine().ruleCount(), is(1));
+        assertThat(store.snapshot().mode("team-a/a"), is(io.remold.api.RuleMode.SHADOW));
+        store.put("a", rule("a", "$.kind"));
+        store.batch(sink -> { });
+        assertThat(store.engine().ruleCount(), is(1));
+        assertThat(store.snapshot().shadow().isPresent(), is(false));
+        store.put("a", rule("a", "$.kind"), shadow);
+        store.remove("a");
+        store.batch(sink -> { });
+        assertThat(store.snapshot().shadow().isPresent(), is(false));
+        assertThat(store.snapshot().modes().isEmpty(), is(true));
+    }
+
     @Test
     void nothingIsBuiltBeforeTheSourceIsSynced() {
         store.put("a", rule("a", "$.kind"));

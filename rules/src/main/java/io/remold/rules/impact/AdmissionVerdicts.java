@@ -1,0 +1,39 @@
+package io.remold.rules.impact;
+
+import io.remold.api.RuleMode;
+import io.remold.engine.AdmissionRequest;
+import io.remold.engine.Decision;
+import io.remold.rules.Snapshot;
+
+import java.util.List;
+
+/**
+ * The verdicts of a snapshot's rules that are not enforced on one admission request, as the server records them
+ * after its answer and {@code eval} prints them: the same function for both, so that they agree.
+ */
+public final class AdmissionVerdicts {
+    private AdmissionVerdicts() {
+    }
+
+    /** The Warn rules' verdicts in the enforcing engine's {@code decision}. */
+    public static List<RuleVerdict> warned(Snapshot snapshot, Decision decision) {
+        return Verdicts.of(decision, rule -> snapshot.mode(rule) == RuleMode.WARN);
+    }
+
+    /**
+     * The Shadow rules' verdicts on a mutating request: evaluated on the object the enforced rules made ({@code
+     * enforced}: their decision; null when none is enforced), which is what would be stored.
+     */
+    public static List<RuleVerdict> mutate(Snapshot snapshot, AdmissionRequest request, Decision enforced,
+                                           long deadlineNanos) {
+        return snapshot.shadow().map(shadow -> Verdicts.of(shadow.engine().mutate(
+                enforced == null || enforced.patch().isEmpty() ? request : request.withObject(enforced.result()),
+                deadlineNanos), rule -> true)).orElse(List.of());
+    }
+
+    /** The Shadow rules' verdicts on a validating request (its object is final: every mutation is done). */
+    public static List<RuleVerdict> validate(Snapshot snapshot, AdmissionRequest request, long deadlineNanos) {
+        return snapshot.shadow().map(shadow -> Verdicts.of(shadow.engine().validate(request, deadlineNanos),
+                rule -> true)).orElse(List.of());
+    }
+}
