@@ -119,7 +119,7 @@ class PreviewCommandTest {
                 """);
         Run run = preview("--rules", dir.resolve("rule.yaml").toString(), "--objects", OBJECTS);
         assertThat(run.exit(), is(PreviewCommand.INPUT_ERROR));
-        assertThat(run.err(), equalTo("remold preview: " + dir.resolve("rule.yaml") + ": document 1:"
+        assertThat(run.err(), equalTo("remold preview: " + dir.resolve("rule.yaml") + ": document 1 (line 6, column 5):"
                 + " metadata.annotations.remold.io/mode: must be Enforce, Shadow or Warn, not \"Loud\"" + NL));
 
         Run missing = preview("--rules", RULES, "--objects", dir.resolve("nothing").toString());
