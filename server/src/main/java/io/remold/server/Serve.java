@@ -3,6 +3,10 @@ package io.remold.server;
 import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ScanListener;
+import io.remold.server.existing.ExistingWrites;
+import io.remold.server.existing.ImpactScans;
 import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
@@ -17,11 +21,14 @@ import io.remold.server.kube.KubeClients;
 import io.remold.server.rules.RuleFolder;
 import io.remold.server.rules.RuleStore;
 
+import jakarta.json.JsonObject;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -41,6 +48,9 @@ final class Serve implements AutoCloseable {
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final WebhookServer server;
     private final BindingListener bindings;
+    /** Until the writes through server-side apply are composed here, an Apply rule's changes are not written. */
+    private static final ExistingWrites NO_EXISTING_WRITES = (family, rule, object, patch) ->
+            new ExistingWrites.Outcome.Skipped("this server does not write to existing objects yet");
 
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
@@ -64,7 +74,8 @@ final class Serve implements AutoCloseable {
             ClusterRefs refs = ClusterRefs.NONE;
             BindingListener bindings = BindingListener.NONE;
             if (config.kubeconfig().isPresent() || config.inCluster()) {
-                var informers = new Informers(connect(config)); // shared by the three below, closed after them
+                KubeClients clients = connect(config);
+                var informers = new Informers(clients); // shared by the three below, closed after them
                 resources.push(informers);
                 ClusterReferences references = ClusterReferences.connect(informers, config.allowReferences());
                 resources.push(references);
@@ -74,10 +85,18 @@ final class Serve implements AutoCloseable {
                 resources.push(scriptEvents);
                 store.onSnapshot(snapshot -> snapshot.runtime(ScriptHost.class)
                         .ifPresent(host -> scriptEvents.use(host, snapshot.watchedResources())));
+                // The leader's impact scans; closed after the cluster mode that feeds them rules.
+                var scans = new ImpactScans(clients.requests(), store, config.impact(),
+                        config.systemNamespace(), config.kubemodSystem(), ImpactSink.NONE, ScanListener.NONE,
+                        NO_EXISTING_WRITES, Clock.systemUTC());
+                resources.push(scans);
                 ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
-                        informers);
+                        informers, scans);
                 resources.push(cluster);
+                ClusterRefs namespaces = cluster.refs();
+                scans.start(cluster::leader, name -> namespaces.namespace(name)
+                        .filter(JsonObject.class::isInstance).map(JsonObject.class::cast).orElse(null));
                 refs = cluster.refs();
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
                 bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;

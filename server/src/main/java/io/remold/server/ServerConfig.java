@@ -5,6 +5,7 @@ import io.helidon.config.ConfigSources;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
+import io.remold.server.existing.ScanSettings;
 import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras) {
+                    KinitirasOptions kinitiras, ScanSettings impact) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -83,7 +84,13 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
                     + "request is answered 503 before its body is read"),
             new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
-                    + "closed"));
+                    + "closed"),
+            new Key("impact-rate", "objects per second the leader's impact scans of existing objects decide, at most"
+                    + " (cluster mode; one scan at a time, on a low-priority thread)"),
+            new Key("impact-rescan-interval-seconds", "how often a rule with existing: Apply in Enforce is scanned"
+                    + " again (a field changed back is noticed), and a scan that failed or was forbidden is tried"
+                    + " again"),
+            new Key("impact-samples", "verdicts (and as many conflicts) a rule's status.impact keeps as examples"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -137,7 +144,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Set.copyOf(list(config, "rule-crds")),
                 AllowedUrls.parse(list(config, "allow-http-ref")),
                 new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
-                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)),
+                new ScanSettings(number(config, "impact-rate"),
+                        Duration.ofSeconds(number(config, "impact-rescan-interval-seconds")),
+                        (int) Math.min(Integer.MAX_VALUE, number(config, "impact-samples")), ScanSettings.PATCH_BYTES,
+                        ScanSettings.PAGE_SIZE));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

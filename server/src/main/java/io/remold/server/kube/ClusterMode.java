@@ -13,6 +13,7 @@ import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.api.Provider;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.server.existing.RuleEvents;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 
@@ -104,8 +105,11 @@ public final class ClusterMode implements AutoCloseable {
     private final Set<String> requiredGroups;
     /** The resources of the sink's rule families, each watched once its CRD is served. */
     private final List<RuleResource> familyResources;
+    /** Told of every rule object (not of Providers): the leader's impact scans. */
+    private final RuleEvents ruleEvents;
 
-    private ClusterMode(ClusterModeConfig config, RuleSink sink, Informers informers) {
+    private ClusterMode(ClusterModeConfig config, RuleSink sink, Informers informers, RuleEvents ruleEvents) {
+        this.ruleEvents = ruleEvents;
         RuleLoader modRules = RuleLoader.modRules(sink.families());
         this.remoldRules = new RuleResource(REMOLD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
         this.kubemodRules = new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
@@ -135,7 +139,13 @@ public final class ClusterMode implements AutoCloseable {
 
     /** Starts informers (of {@code informers}) and leader election. */
     public static ClusterMode start(ClusterModeConfig config, RuleSink sink, Informers informers) {
-        var mode = new ClusterMode(config, sink, informers);
+        return start(config, sink, informers, RuleEvents.NONE);
+    }
+
+    /** As {@link #start(ClusterModeConfig, RuleSink, Informers)}, telling {@code ruleEvents} of every rule object. */
+    public static ClusterMode start(ClusterModeConfig config, RuleSink sink, Informers informers,
+                                    RuleEvents ruleEvents) {
+        var mode = new ClusterMode(config, sink, informers, ruleEvents);
         mode.run();
         return mode;
     }
@@ -198,7 +208,8 @@ public final class ClusterMode implements AutoCloseable {
 
     private void watchRules(RuleResource resource) {
         var source = new RuleSource(resource.group(), resource.version(), resource.plural(), resource.loader(), sink,
-                statusWriter, leadership::isLeader, Clock.systemUTC());
+                statusWriter, leadership::isLeader, Clock.systemUTC(),
+                resource.equals(PROVIDERS) ? RuleEvents.NONE : ruleEvents);
         ruleSources.add(source);
         watch(resource.group(), resource.version(), resource.plural(), source);
     }

@@ -9,6 +9,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
+import io.remold.kinitiras.HttpAnswers;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.api.AllowedUrls;
 import io.remold.rules.Families;
@@ -20,6 +21,7 @@ import io.remold.scripting.ScriptHost;
 import io.remold.scripting.ScriptLimits;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
+import io.remold.server.existing.ImpactScans;
 import io.remold.server.external.HttpsProviders;
 
 import java.util.HashMap;
@@ -52,7 +54,7 @@ import java.util.logging.Logger;
  * {@linkplain #isReady() ready} once a build after {@link #synced()} succeeded. {@link #synced()} and {@link #batch}
  * return once a snapshot with their changes is in place. Closing stops the builds and the script rules' threads.
  */
-public final class RuleStore implements RuleSink, AutoCloseable {
+public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RuleStore.class.getName());
 
     private final String systemNamespace;
@@ -70,6 +72,8 @@ public final class RuleStore implements RuleSink, AutoCloseable {
      * there too, after the last build.
      */
     private final List<Family<?>> families;
+    /** Makes a new instance of each family with this store's settings (script hosts, http answers, kinitiras's). */
+    private final Supplier<List<Family<?>>> newFamilies;
     private final List<Consumer<Snapshot>> snapshotListeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<String, Optional<String>>> startListeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<Snapshot> snapshot;
@@ -109,11 +113,13 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef,
                       KinitirasOptions kinitiras) {
         this.systemNamespace = systemNamespace;
+        HttpAnswers httpAnswers = externalData.httpReferences(allowHttpRef);
+        this.newFamilies = () -> Families.create(scriptHosts, httpAnswers, kinitiras);
         this.families = Families.create(() -> {
             ScriptHost host = scriptHosts.get();
             host.onStarted(this::scriptStarted);
             return host;
-        }, externalData.httpReferences(allowHttpRef), kinitiras);
+        }, httpAnswers, kinitiras);
         this.snapshot = new AtomicReference<>(assembly().assemble(RuleSet.EMPTY));
     }
 
@@ -147,9 +153,28 @@ public final class RuleStore implements RuleSink, AutoCloseable {
 
     /** How this store's rule sets become snapshots, with the settings and sources in force now. */
     private RuleAssembly assembly() {
+        return assembly(families, compiled);
+    }
+
+    private RuleAssembly assembly(List<Family<?>> on, CompiledRules into) {
         ReferenceSource source = references;
         return new RuleAssembly(systemNamespace, kubemodSystemNamespace, externalData,
-                source == null ? ReferenceResolver.NONE : source, compiled, families);
+                source == null ? ReferenceResolver.NONE : source, into, on);
+    }
+
+    /** For an impact scan: new instances of the families, as this store's (the scan closes them). */
+    @Override
+    public List<Family<?>> newFamilies() {
+        return newFamilies.get();
+    }
+
+    /**
+     * For an impact scan: the store's settings, external data and references on the scan's {@code families},
+     * compiling afresh (the store's compilations are its builds' own).
+     */
+    @Override
+    public RuleAssembly assembly(List<Family<?>> families) {
+        return assembly(families, new CompiledRules());
     }
 
     /**
