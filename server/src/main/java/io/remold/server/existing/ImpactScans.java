@@ -361,26 +361,29 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
             write(rule, from);
         }
         listener.began(scan.family(), scan.rule());
-        boolean complete = false;
+        ImpactStatus end = null;
+        ImpactStatus failed = null;
         try {
             var run = new ScanRun(scan, sink, rule.applies() ? writes : null, kinds.kinds(),
                     clusterWide ? null : rule.namespace(), client, settings, new Pacer(settings.rate()),
                     () -> current(rule), status -> write(rule, status));
-            ImpactStatus end = from.progress() == null ? from : run.walk(from);
-            if (end != null) {
-                complete = true;
-                finish(rule, new ImpactStatus(end.observedGeneration(), end.requested(), State.Complete,
-                        end.message(), end.counts(), end.applies(), end.samples(), end.startedAt(), now(), null));
-                LOG.log(System.Logger.Level.INFO, "impact of {0}: {1}", rule.key(), end.counts());
-            }
+            end = from.progress() == null ? from : run.walk(from);
         } catch (ScanRun.ListFailed e) {
             String where = clusterWide ? "" : " in namespace " + rule.namespace();
-            finish(rule, e.code == 403
+            failed = e.code == 403
                     ? ended(rule, State.Forbidden, "the server may not list " + e.kind.name() + where
                             + ": grant its ClusterRole list on them to scan them")
-                    : ended(rule, State.Failed, "listing " + e.kind.name() + where + " failed: " + e.getMessage()));
+                    : ended(rule, State.Failed, "listing " + e.kind.name() + where + " failed: " + e.getMessage());
         } finally {
-            listener.ended(scan.family(), scan.rule(), complete);
+            // Before the status says Complete: what the listener records of the scan is then in place.
+            listener.ended(scan.family(), scan.rule(), end != null);
+        }
+        if (end != null) {
+            finish(rule, new ImpactStatus(end.observedGeneration(), end.requested(), State.Complete, end.message(),
+                    end.counts(), end.applies(), end.samples(), end.startedAt(), now(), null));
+            LOG.log(System.Logger.Level.INFO, "impact of {0}: {1}", rule.key(), end.counts());
+        } else if (failed != null) {
+            finish(rule, failed);
         }
     }
 

@@ -79,7 +79,7 @@ record ImpactStatus(long observedGeneration, String requested, State state, Stri
                     (int) number(p, "kindSamples"));
         }
         return new ImpactStatus(number(impact, "observedGeneration"), text(impact, "requested"), state,
-                text(impact, "message"), counts(impact), impact.containsKey("applied"), samples,
+                text(impact, "message"), counts(impact), impact.get("applied") instanceof JsonNumber, samples,
                 text(impact, "startedAt"), text(impact, "completedAt"), progress);
     }
 

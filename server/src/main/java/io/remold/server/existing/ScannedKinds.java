@@ -3,6 +3,7 @@ package io.remold.server.existing;
 import io.kubernetes.client.Discovery;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.util.exception.IncompleteDiscoveryException;
 import io.remold.engine.Family.TargetKind;
 
 import java.util.ArrayList;
@@ -34,7 +35,13 @@ record ScannedKinds(List<Listed> kinds, Set<String> unserved) {
      * cluster-scoped ones (it cannot decide them, and must not learn of them).
      */
     static ScannedKinds resolve(ApiClient client, Set<TargetKind> targets, boolean clusterScoped) throws ApiException {
-        Set<Discovery.APIResource> served = new Discovery(client).findAll();
+        Set<Discovery.APIResource> served;
+        try {
+            served = new Discovery(client).findAll();
+        } catch (IncompleteDiscoveryException e) {
+            // An aggregated API that does not answer (a metrics server down) hides only its own resources.
+            served = e.getDiscoveredResources();
+        }
         var kinds = new TreeSet<Listed>(Comparator.comparing(Listed::group).thenComparing(Listed::plural));
         var unserved = new TreeSet<String>();
         for (TargetKind target : targets) {
