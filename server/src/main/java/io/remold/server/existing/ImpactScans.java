@@ -28,6 +28,7 @@ import jakarta.json.JsonString;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -352,8 +353,14 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
                     + String.join("; ", scan.disabled().values())));
             return;
         }
-        String message = kinds.unserved().isEmpty() ? null : "not served, not scanned: "
-                + String.join(", ", kinds.unserved());
+        var notes = new ArrayList<String>();
+        if (!kinds.unserved().isEmpty()) {
+            notes.add("not served, not scanned: " + String.join(", ", kinds.unserved()));
+        }
+        if (!kinds.withheld().isEmpty()) {
+            notes.add("not scanned for a namespaced rule: " + String.join(", ", kinds.withheld()));
+        }
+        String message = notes.isEmpty() ? null : String.join("; ", notes);
         ImpactStatus from = resumable(rule, known, kinds) ? known : new ImpactStatus(rule.generation(),
                 rule.requested(), State.Running, message, Counts.ZERO, rule.applies(), List.of(), now(), null,
                 kinds.kinds().isEmpty() ? null : ScanRun.first(kinds.kinds()));

@@ -17,7 +17,9 @@ import java.util.TreeSet;
  * its group's preferred version, sorted (group, plural) so that every leader walks them in the same order and a
  * resumed scan's kind index means the same resource.
  */
-record ScannedKinds(List<Listed> kinds, Set<String> unserved) {
+record ScannedKinds(List<Listed> kinds, Set<String> unserved, Set<String> withheld) {
+    private static final String SECRETS = "/secrets";
+
     /** One resource to list; {@code kind} as its objects name it. */
     record Listed(String group, String version, String plural, String kind, boolean namespaced) {
         /** As status messages name it: {@code apps/v1 deployments}, {@code v1 services}. */
@@ -32,7 +34,8 @@ record ScannedKinds(List<Listed> kinds, Set<String> unserved) {
 
     /**
      * The served resources of {@code targets}; a namespaced rule ({@code clusterScoped} false) never lists
-     * cluster-scoped ones (it cannot decide them, and must not learn of them).
+     * cluster-scoped ones (it cannot decide them, and must not learn of them), nor Secrets: its samples would show
+     * what its patch renders from them to an author who may not read them (they are named {@code withheld}).
      */
     static ScannedKinds resolve(ApiClient client, Set<TargetKind> targets, boolean clusterScoped) throws ApiException {
         Set<Discovery.APIResource> served;
@@ -44,6 +47,7 @@ record ScannedKinds(List<Listed> kinds, Set<String> unserved) {
         }
         var kinds = new TreeSet<Listed>(Comparator.comparing(Listed::group).thenComparing(Listed::plural));
         var unserved = new TreeSet<String>();
+        var withheld = new TreeSet<String>();
         for (TargetKind target : targets) {
             var found = new ArrayList<Listed>();
             for (Discovery.APIResource resource : served) {
@@ -56,9 +60,15 @@ record ScannedKinds(List<Listed> kinds, Set<String> unserved) {
             if (found.isEmpty()) {
                 unserved.add(describe(target));
             }
-            found.stream().filter(listed -> clusterScoped || listed.namespaced()).forEach(kinds::add);
+            for (Listed listed : found) {
+                if (clusterScoped || listed.namespaced() && !SECRETS.equals(listed.group() + "/" + listed.plural())) {
+                    kinds.add(listed);
+                } else if (listed.namespaced()) {
+                    withheld.add(listed.name());
+                }
+            }
         }
-        return new ScannedKinds(List.copyOf(kinds), unserved);
+        return new ScannedKinds(List.copyOf(kinds), unserved, withheld);
     }
 
     private static boolean matches(TargetKind target, Discovery.APIResource resource) {

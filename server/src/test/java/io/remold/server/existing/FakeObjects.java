@@ -18,13 +18,14 @@ import static io.remold.server.kube.FakeApiServer.status;
  * A token in {@link #expireOnce} is answered 410 Gone the first time it is used.
  */
 final class FakeObjects {
-    /** The discovery documents of a cluster serving v1 namespaces and services and apps/v1 deployments. */
+    /** The discovery documents of a cluster serving v1 namespaces, services and secrets, and apps/v1 deployments. */
     static void serveDiscovery(FakeApiServer api) {
         api.on("GET", "/api", ok(json("{'kind':'APIVersions','versions':['v1'],'serverAddressByClientCIDRs':[]}")))
                 .on("GET", "/api/v1", ok(json("{'kind':'APIResourceList','groupVersion':'v1','resources':["
                         + "{'name':'namespaces','singularName':'namespace','namespaced':false,'kind':'Namespace',"
                         + "'verbs':['list']},{'name':'services','singularName':'service','namespaced':true,"
-                        + "'kind':'Service','verbs':['list']}]}")))
+                        + "'kind':'Service','verbs':['list']},{'name':'secrets','singularName':'secret',"
+                        + "'namespaced':true,'kind':'Secret','verbs':['list']}]}")))
                 .on("GET", "/apis", ok(json("{'kind':'APIGroupList','apiVersion':'v1','groups':[{'name':'apps',"
                         + "'versions':[{'groupVersion':'apps/v1','version':'v1'}],"
                         + "'preferredVersion':{'groupVersion':'apps/v1','version':'v1'}}]}")))

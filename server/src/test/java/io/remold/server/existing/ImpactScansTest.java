@@ -136,10 +136,10 @@ class ImpactScansTest {
                         ([group/]Kind, comma-separated)","evaluated":0,"wouldChange":0,"wouldRefuse":0,"failed":0,\
                         "applied":null,"conflicts":null,"refused":null,"samples":[],\
                         "startedAt":"2026-12-04T10:00:00Z","completedAt":"2026-12-04T10:00:00Z","progress":null}"""),
-                Arguments.of("any-kind-named", "{'remold.io/impact-kinds':'apps/Deployment,Service,Namespace,Gadget'}",
+                Arguments.of("any-kind-named", "{'remold.io/impact-kinds':'apps/Deployment,Service,Namespace,Secret,Gadget'}",
                         ANY_KIND, """
                         {"observedGeneration":1,"requested":null,"state":"Complete","message":"not served, not \
-                        scanned: core Gadget","evaluated":5,"wouldChange":1,"wouldRefuse":0,"failed":0,\
+                        scanned: core Gadget; not scanned for a namespaced rule: v1 secrets","evaluated":5,"wouldChange":1,"wouldRefuse":0,"failed":0,\
                         "applied":null,"conflicts":null,"refused":null,"samples":[{"apiVersion":"apps/v1",\
                         "kind":"Deployment","namespace":"team-a","name":"d-0","verdict":"Changes","patch":\
                         "[{\\"op\\":\\"add\\",\\"path\\":\\"/metadata/labels/seen\\",\\"value\\":\\"yes\\"}]"}],\
