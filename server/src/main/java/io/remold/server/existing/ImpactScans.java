@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.util.PatchUtils;
 import io.remold.api.ExistingPolicy;
 import io.remold.api.InvalidFieldException;
+import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.RuleControls;
@@ -14,6 +15,7 @@ import io.remold.api.RuleMode;
 import io.remold.engine.Engine;
 import io.remold.engine.Family;
 import io.remold.engine.Family.TargetKind;
+import io.remold.engine.RuleCompilation;
 import io.remold.rules.RuleAssembly;
 import io.remold.rules.RuleSet;
 import io.remold.rules.impact.ImpactScan;
@@ -22,6 +24,7 @@ import io.remold.rules.impact.ImpactTargets;
 import io.remold.rules.impact.ScanListener;
 import io.remold.server.existing.ImpactStatus.Counts;
 import io.remold.server.existing.ImpactStatus.State;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 
@@ -40,6 +43,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The leader's impact scans: what each rule (of every family) would do to the objects that exist, scanned when the
@@ -167,8 +171,8 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
         } catch (InvalidFieldException e) {
             invalid = e.getMessage();
         }
-        long generation = manifest.get("metadata") instanceof JsonObject m ? m.getJsonNumber("generation") == null
-                ? 0 : m.getJsonNumber("generation").longValue() : 0;
+        long generation = manifest.get("metadata") instanceof JsonObject m
+                && m.get("generation") instanceof JsonNumber n ? n.longValue() : 0;
         var rule = new Rule(group, version, plural, metadata(manifest, "namespace").orElse(null), name.get(),
                 manifest, generation, annotation(manifest, REQUESTED_ANNOTATION).orElse(null), controls, invalid);
         synchronized (this) {
@@ -331,6 +335,15 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
         } catch (InvalidFieldException | ModRuleException e) {
             finish(rule, ended(rule, State.Failed, "the rule does not load: " + e.getMessage()));
             return;
+        }
+        for (ModRule modRule : single.rules().values()) {
+            // Left out of the engine, it would decide nothing: said, as its Ready condition says it.
+            RuleCompilation compilation = Engine.compile(modRule, systemNamespace);
+            if (!compilation.ok()) {
+                finish(rule, ended(rule, State.Failed, "the rule does not compile: " + compilation.errors().stream()
+                        .map(RuleCompilation.Problem::toString).collect(Collectors.joining("; "))));
+                return;
+            }
         }
         Optional<Set<TargetKind>> targets = ImpactTargets.of(single, families).or(() -> annotatedKinds(rule));
         if (targets.isEmpty()) {

@@ -20,10 +20,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -47,7 +49,7 @@ class ImpactScansTest {
     private static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/team-a/deployments";
     private static final String ALL_DEPLOYMENTS = "/apis/apps/v1/deployments";
     private static final ScanSettings SETTINGS = new ScanSettings(1e9, Duration.ofMinutes(10), 2, 2048, 2);
-    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-04T10:00:00Z"), ZoneOffset.UTC);
+    private static final Instant START = Instant.parse("2026-12-04T10:00:00Z");
     /** Labels of d-0..d-4 in team-a: a rule adding color=blue changes d-0, d-2, d-3 and d-4. */
     private static final String[] LABELS = {"{'app':'a'}", "{'color':'blue'}", "{'tier':'forbidden'}", "{}",
             "{'app':'e'}"};
@@ -60,6 +62,24 @@ class ImpactScansTest {
             + "'matchValue':'a'}],'patch':[{'op':'add','path':'/metadata/labels/seen','value':'yes'}]}";
 
     private final FakeApiServer api = new FakeApiServer();
+    /** The scans' clock: the test moves it (a rescan falls due), nothing else does. */
+    private final AtomicReference<Instant> now = new AtomicReference<>(START);
+    private final Clock clock = new Clock() {
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+    };
     private final RuleStore store = new RuleStore("remold-system");
     private final ImpactTally tally = new ImpactTally(10);
     private final RecordingListener listener = new RecordingListener();
@@ -82,7 +102,7 @@ class ImpactScansTest {
 
     private ImpactScans start(BooleanSupplier leader) {
         var started = new ImpactScans(api.client(), store, SETTINGS, "remold-system", null, tally, listener, writes,
-                CLOCK);
+                clock);
         started.start(leader, name -> null);
         scans.add(started);
         return started;
@@ -130,6 +150,12 @@ class ImpactScansTest {
                         "samples":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"team-a","name":"d-2",\
                         "verdict":"Refuses","message":"tier forbidden"}],"startedAt":"2026-12-04T10:00:00Z",\
                         "completedAt":"2026-12-04T10:00:00Z","progress":null}"""),
+                Arguments.of("broken", "{}", ADD_BLUE.replace("'$.kind'", "'$.kind =='"), """
+                        {"observedGeneration":1,"requested":null,"state":"Failed","message":"the rule does not \
+                        compile: spec.match[0].select (at 9): unexpected end of expression at 9 in '$.kind =='",\
+                        "evaluated":0,"wouldChange":0,\
+                        "wouldRefuse":0,"failed":0,"applied":null,"conflicts":null,"refused":null,"samples":[],\
+                        "startedAt":"2026-12-04T10:00:00Z","completedAt":"2026-12-04T10:00:00Z","progress":null}"""),
                 Arguments.of("any-kind", "{}", ANY_KIND, """
                         {"observedGeneration":1,"requested":null,"state":"KindsUnknown","message":"the rule may \
                         decide objects of any kind: name those to scan in its annotation remold.io/impact-kinds \
@@ -298,6 +324,26 @@ class ImpactScansTest {
         assertThat("only the enforced rule's, each once", writes.applied(), contains("team-a/apply-blue d-0",
                 "team-a/apply-blue d-2", "team-a/apply-blue d-3", "team-a/apply-blue d-4"));
         assertThat("a Shadow rule only records", finalImpact("team-a", "shadow-apply").isNull("applied"), is(true));
+    }
+
+    @Test
+    void anAppliedRuleIsScannedAgainOnceTheRescanIntervalHasPassedAndAShadowRuleIsNot() {
+        api.on("PATCH", statusPath("team-a", "apply-blue"), ok("{}"))
+                .on("PATCH", statusPath("team-a", "shadow-blue"), ok("{}"));
+        ImpactScans leader = start(() -> true);
+        leader.changed("remold.io", "v1beta1", "modrules",
+                modRule("team-a", "shadow-blue", 1, "{'remold.io/mode':'Shadow','remold.io/existing':'Apply'}",
+                        ADD_BLUE));
+        leader.changed("remold.io", "v1beta1", "modrules",
+                modRule("team-a", "apply-blue", 1, "{'remold.io/existing':'Apply'}", ADD_BLUE));
+        finalImpact("team-a", "apply-blue");
+        assertThat(writes.applied().size(), is(4));
+
+        now.set(START.plus(SETTINGS.rescanInterval()));
+        await(() -> writes.applied().size() == 8);
+        assertThat(finalImpact("team-a", "apply-blue").getString("completedAt"), is("2026-12-04T10:10:00Z"));
+        assertThat("each rule scanned twice, one walk each, the applied one walking twice each time",
+                api.requests("GET", DEPLOYMENTS).size(), is(3 * (1 + 2 + 2)));
     }
 
     @Test
