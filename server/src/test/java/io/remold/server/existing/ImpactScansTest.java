@@ -37,6 +37,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
@@ -344,6 +345,25 @@ class ImpactScansTest {
         assertThat(finalImpact("team-a", "apply-blue").getString("completedAt"), is("2026-12-04T10:10:00Z"));
         assertThat("each rule scanned twice, one walk each, the applied one walking twice each time",
                 api.requests("GET", DEPLOYMENTS).size(), is(3 * (1 + 2 + 2)));
+    }
+
+    /**
+     * A Gatekeeper mutator is cluster-scoped: it lists every namespace. Its CRD is Gatekeeper's, whose status would
+     * prune {@code impact}: the verdicts go to the sink and the listener only, and no status is written.
+     */
+    @Test
+    void aRuleOfAnotherFamilyIsScannedIntoTheSinkWithoutAStatus() {
+        start(() -> true).changed("mutations.gatekeeper.sh", "v1", "assignmetadata", parse(json("""
+                {'apiVersion':'mutations.gatekeeper.sh/v1','kind':'AssignMetadata','metadata':{'name':'color',
+                 'generation':1},'spec':{'match':{'scope':'Namespaced','kinds':[{'apiGroups':['apps'],
+                 'kinds':['Deployment']}]},'location':'metadata.labels.color',
+                 'parameters':{'assign':{'value':'blue'}}}}""")));
+
+        await(() -> listener.calls().size() == 2);
+        assertThat(listener.calls().getLast(), endsWith(" complete"));
+        assertThat(tally.impacts().getFirst().total(), is(new ImpactTally.Counts(5, 4, 0, 0)));
+        assertThat(lists(), contains(ALL_DEPLOYMENTS, ALL_DEPLOYMENTS, ALL_DEPLOYMENTS));
+        assertThat(api.requests().stream().filter(r -> r.method().equals("PATCH")).toList(), empty());
     }
 
     @Test
