@@ -84,7 +84,7 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
                         JsonObject manifest, long generation, String requested, RuleControls controls,
                         String invalidControls) {
         String key() {
-            return group + "/" + version + "/" + plural + "/" + (namespace == null ? "" : namespace) + "/" + name;
+            return ImpactScans.key(group, version, plural, namespace, name);
         }
 
         /** Whether the leader applies the rule to existing objects after scanning them. */
@@ -183,7 +183,7 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
 
     @Override
     public synchronized void removed(String group, String version, String plural, String namespace, String name) {
-        String key = new Rule(group, version, plural, namespace, name, null, 0, null, null, null).key();
+        String key = key(group, version, plural, namespace, name);
         rules.remove(key);
         made.remove(key);
         unwritten.remove(key);
@@ -512,6 +512,11 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
 
     private String now() {
         return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** As the rule sink keys rules: {@code group/version/plural/namespace/name}, namespace empty when none. */
+    private static String key(String group, String version, String plural, String namespace, String name) {
+        return group + "/" + version + "/" + plural + "/" + (namespace == null ? "" : namespace) + "/" + name;
     }
 
     private static Optional<String> metadata(JsonObject manifest, String field) {

@@ -1,13 +1,9 @@
 package io.remold.server.existing;
 
-import io.remold.engine.RuleFamily;
 import io.remold.json.JsonTree;
 import io.remold.rules.impact.ImpactTally;
-import io.remold.rules.impact.ScanListener;
 import io.remold.server.kube.FakeApiServer;
 import io.remold.server.rules.RuleStore;
-import jakarta.json.Json;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +36,6 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.is;
-import static org.hamcrest.Matchers.startsWith;
 
 /**
  * Impact scans against the loopback fake of the API server, through the real client: discovery, paginated lists with
