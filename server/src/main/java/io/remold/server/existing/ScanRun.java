@@ -229,7 +229,7 @@ final class ScanRun {
             list = (namespace == null ? api.list(options) : api.list(namespace, options)).throwsApiException()
                     .getObject();
         } catch (ApiException e) {
-            if (e.getCode() == 410) {
+            if (e.getCode() == 410 && continueToken != null) { // a first page cannot expire: no loop on it
                 throw new Expired();
             }
             throw new ListFailed(kind, e.getCode(), e.getCode() == 0 ? String.valueOf(e.getMessage())
