@@ -293,19 +293,24 @@ class ImpactScansTest {
                 "began team-a/add-blue", "ended team-a/add-blue complete"));
     }
 
-    @Test
-    void anEnforcedRuleWithExistingApplyHandsItsChangesToTheWritesAndCountsTheirOutcomes() {
+    /** Two rules with existing: Apply adding color=blue: shadow-apply in Shadow, then apply-blue enforced. */
+    private void startShadowAndAppliedRules() {
         api.on("PATCH", statusPath("team-a", "apply-blue"), ok("{}"))
                 .on("PATCH", statusPath("team-a", "shadow-apply"), ok("{}"));
-        writes.outcomes.put("d-3", new ExistingWrites.Outcome.Conflict("kubectl", ".metadata.labels.color",
-                "owned by kubectl"));
-        writes.outcomes.put("d-4", new ExistingWrites.Outcome.Refused("denied by a webhook"));
         ImpactScans leader = start(() -> true);
         leader.changed("remold.io", "v1beta1", "modrules",
                 modRule("team-a", "shadow-apply", 1, "{'remold.io/mode':'Shadow','remold.io/existing':'Apply'}",
                         ADD_BLUE));
         leader.changed("remold.io", "v1beta1", "modrules",
                 modRule("team-a", "apply-blue", 1, "{'remold.io/existing':'Apply'}", ADD_BLUE));
+    }
+
+    @Test
+    void anEnforcedRuleWithExistingApplyHandsItsChangesToTheWritesAndCountsTheirOutcomes() {
+        writes.outcomes.put("d-3", new ExistingWrites.Outcome.Conflict("kubectl", ".metadata.labels.color",
+                "owned by kubectl"));
+        writes.outcomes.put("d-4", new ExistingWrites.Outcome.Refused("denied by a webhook"));
+        startShadowAndAppliedRules();
 
         assertThat(finalImpact("team-a", "apply-blue").toString(), is("""
                 {"observedGeneration":1,"requested":null,"state":"Complete","message":null,"evaluated":5,\
@@ -324,14 +329,7 @@ class ImpactScansTest {
 
     @Test
     void anAppliedRuleIsScannedAgainOnceTheRescanIntervalHasPassedAndAShadowRuleIsNot() {
-        api.on("PATCH", statusPath("team-a", "apply-blue"), ok("{}"))
-                .on("PATCH", statusPath("team-a", "shadow-blue"), ok("{}"));
-        ImpactScans leader = start(() -> true);
-        leader.changed("remold.io", "v1beta1", "modrules",
-                modRule("team-a", "shadow-blue", 1, "{'remold.io/mode':'Shadow','remold.io/existing':'Apply'}",
-                        ADD_BLUE));
-        leader.changed("remold.io", "v1beta1", "modrules",
-                modRule("team-a", "apply-blue", 1, "{'remold.io/existing':'Apply'}", ADD_BLUE));
+        startShadowAndAppliedRules();
         finalImpact("team-a", "apply-blue");
         assertThat(writes.applied().size(), is(4));
 
