@@ -1,10 +1,10 @@
 package io.remold.server;
 
+import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ScanListener;
 import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
-import io.remold.rules.impact.ImpactSink;
-import io.remold.rules.impact.ScanListener;
 import io.remold.server.existing.ExistingWrites;
 import io.remold.server.existing.ImpactScans;
 import io.remold.server.files.ChangePoller;
@@ -97,7 +97,7 @@ final class Serve implements AutoCloseable {
                 ClusterRefs namespaces = cluster.refs();
                 scans.start(cluster::leader, name -> namespaces.namespace(name)
                         .filter(JsonObject.class::isInstance).map(JsonObject.class::cast).orElse(null));
-                refs = cluster.refs();
+                refs = namespaces;
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
                 bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;
             } else {

@@ -65,11 +65,6 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
      */
     private final Map<String, String> startFailures = new HashMap<>();
 
-    RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
-               BooleanSupplier leader, Clock clock) {
-        this(group, version, plural, loader, sink, status, leader, clock, RuleEvents.NONE);
-    }
-
     /** {@code events} is told of every version and removal of the rules (the impact scans). */
     RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
                BooleanSupplier leader, Clock clock, RuleEvents events) {
