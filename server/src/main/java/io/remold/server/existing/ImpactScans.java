@@ -7,7 +7,6 @@ import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.util.PatchUtils;
 import io.remold.api.ExistingPolicy;
 import io.remold.api.InvalidFieldException;
-import io.remold.api.ModRule;
 import io.remold.api.ModRuleException;
 import io.remold.api.ModRules;
 import io.remold.api.RuleControls;
@@ -15,7 +14,6 @@ import io.remold.api.RuleMode;
 import io.remold.engine.Engine;
 import io.remold.engine.Family;
 import io.remold.engine.Family.TargetKind;
-import io.remold.engine.RuleCompilation;
 import io.remold.rules.RuleAssembly;
 import io.remold.rules.RuleSet;
 import io.remold.rules.impact.ImpactScan;
@@ -43,7 +41,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * The leader's impact scans: what each rule (of every family) would do to the objects that exist, scanned when the
@@ -77,6 +74,9 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
 
         /** How a rule set on {@code families} becomes an engine, with the store's settings and sources. */
         RuleAssembly assembly(List<Family<?>> families);
+
+        /** Why the store would keep the one rule of {@code single} out of force, or empty: a scan runs it not either. */
+        Optional<String> refusal(RuleSet single);
     }
 
     /** One rule object, as last seen. */
@@ -336,14 +336,11 @@ public final class ImpactScans implements RuleEvents, AutoCloseable {
             finish(rule, ended(rule, State.Failed, "the rule does not load: " + e.getMessage()));
             return;
         }
-        for (ModRule modRule : single.rules().values()) {
-            // Left out of the engine, it would decide nothing: said, as its Ready condition says it.
-            RuleCompilation compilation = Engine.compile(modRule, systemNamespace);
-            if (!compilation.ok()) {
-                finish(rule, ended(rule, State.Failed, "the rule does not compile: " + compilation.errors().stream()
-                        .map(RuleCompilation.Problem::toString).collect(Collectors.joining("; "))));
-                return;
-            }
+        Optional<String> refused = store.refusal(single);
+        if (refused.isPresent()) {
+            // Left out of the engine, it would decide nothing; a refused script must not run here either.
+            finish(rule, ended(rule, State.Failed, "the rule is not in force: " + refused.get()));
+            return;
         }
         Optional<Set<TargetKind>> targets = ImpactTargets.of(single, families).or(() -> annotatedKinds(rule));
         if (targets.isEmpty()) {

@@ -237,9 +237,7 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
 
     @Override
     public synchronized <R> Optional<String> put(String key, Family<R> family, R rule) {
-        // The tenant-scripts option (JavaScript runs in this process), and the kinds the server may read.
-        Optional<String> refusal = rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
-                : referenceRefusal(family, rule);
+        Optional<String> refusal = refusal(family, rule);
         if (refusal.isPresent()) {
             LOG.warning(refusal.get() + " (from " + key + ")");
             remove(key);
@@ -248,6 +246,48 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
         familyRules.computeIfAbsent(family.family(), f -> new TreeMap<>()).put(key, rule);
         changed();
         return refusal;
+    }
+
+    /**
+     * Why this store would not run a family's rule: the tenant-scripts option (JavaScript runs in this process), and
+     * the kinds the server may read.
+     */
+    private synchronized <R> Optional<String> refusal(Family<R> family, R rule) {
+        return rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
+                : referenceRefusal(family, rule);
+    }
+
+    /**
+     * For an impact scan: why this store would keep the one rule of {@code single} out of force (a ModRule's
+     * compilation problems, the tenant-scripts option, a kind the server may not read), or empty. A rule the server
+     * would not run is not run by a scan either.
+     */
+    @Override
+    public Optional<String> refusal(RuleSet single) {
+        for (ModRule rule : single.rules().values()) {
+            RuleCompilation compilation = compile(rule, new CompiledRules());
+            if (!compilation.ok()) {
+                return Optional.of(compilation.errors().stream().map(RuleCompilation.Problem::toString)
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
+        }
+        for (Family<?> family : families) {
+            Optional<String> refused = refusal(family, single);
+            if (refused.isPresent()) {
+                return refused;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private <R> Optional<String> refusal(Family<R> family, RuleSet single) {
+        for (R rule : single.familyRules(family).values()) {
+            Optional<String> refused = refusal(family, rule);
+            if (refused.isPresent()) {
+                return refused;
+            }
+        }
+        return Optional.empty();
     }
 
     /**

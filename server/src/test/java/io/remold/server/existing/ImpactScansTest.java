@@ -36,6 +36,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
 
 /**
  * Impact scans against the loopback fake of the API server, through the real client: discovery, paginated lists with
@@ -147,8 +148,8 @@ class ImpactScansTest {
                         "verdict":"Refuses","message":"tier forbidden"}],"startedAt":"2026-12-04T10:00:00Z",\
                         "completedAt":"2026-12-04T10:00:00Z","progress":null}"""),
                 Arguments.of("broken", "{}", ADD_BLUE.replace("'$.kind'", "'$.kind =='"), """
-                        {"observedGeneration":1,"requested":null,"state":"Failed","message":"the rule does not \
-                        compile: spec.match[0].select (at 9): unexpected end of expression at 9 in '$.kind =='",\
+                        {"observedGeneration":1,"requested":null,"state":"Failed","message":"the rule is not in \
+                        force: spec.match[0].select (at 9): unexpected end of expression at 9 in '$.kind =='",\
                         "evaluated":0,"wouldChange":0,\
                         "wouldRefuse":0,"failed":0,"applied":null,"conflicts":null,"refused":null,"samples":[],\
                         "startedAt":"2026-12-04T10:00:00Z","completedAt":"2026-12-04T10:00:00Z","progress":null}"""),
@@ -357,6 +358,24 @@ class ImpactScansTest {
         assertThat(tally.impacts().getFirst().total(), is(new ImpactTally.Counts(5, 4, 0, 0)));
         assertThat(lists(), contains(ALL_DEPLOYMENTS, ALL_DEPLOYMENTS, ALL_DEPLOYMENTS));
         assertThat(api.requests().stream().filter(r -> r.method().equals("PATCH")).toList(), empty());
+    }
+
+    /**
+     * The server would not run a tenant's JavaScript (tenant-scripts none): a ModRule of type Script in team-a is
+     * not in force, and its scan does not run it either.
+     */
+    @Test
+    void aRuleTheServerRefusesIsNotRunByItsScan() {
+        api.on("PATCH", statusPath("team-a", "annotate"), ok("{}"));
+        start(() -> true).changed("remold.io", "v1beta1", "modrules", modRule("team-a", "annotate", 1, "{}",
+                "{'type':'Script','kinds':['deployments'],'js':'function jsa_mutate(op, obj) { return obj; }'}"));
+
+        JsonObject impact = finalImpact("team-a", "annotate");
+        assertThat(impact.getString("state"), is("Failed"));
+        assertThat(impact.getString("message"), startsWith("the rule is not in force: ModRule team-a/annotate is"
+                + " refused: JavaScript rules of namespace team-a are not enabled"));
+        assertThat(lists(), empty());
+        assertThat(listener.calls(), empty());
     }
 
     @Test
