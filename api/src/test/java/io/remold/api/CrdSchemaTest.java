@@ -99,7 +99,7 @@ class CrdSchemaTest {
         assertThat(tier.getInt("minimum"), is(ModRuleSpec.MIN_TIER));
         assertThat(tier.getInt("maximum"), is(ModRuleSpec.MAX_TIER));
         assertThat(version.getJsonArray("additionalPrinterColumns").stream()
-                .map(c -> c.asJsonObject().getString("name")).toList(), contains("Type", "Tier", "Ready", "Age"));
+                .map(c -> c.asJsonObject().getString("name")).toList(), contains("Type", "Tier", "Mode", "Would-Change", "Would-Refuse", "Ready", "Age"));
     }
 
     private static void assertRecordMatches(Class<? extends Record> type, JsonObject schema) {

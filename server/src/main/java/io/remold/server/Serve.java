@@ -2,9 +2,12 @@ package io.remold.server;
 
 import io.remold.rules.Snapshot;
 import io.remold.rules.impact.ImpactSink;
+import io.remold.rules.impact.ScanListener;
 import io.remold.scripting.ScriptHost;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.server.existing.ImpactScans;
+import io.remold.server.existing.ServerSideApply;
 import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
@@ -21,6 +24,8 @@ import io.remold.server.reports.ReportSink;
 import io.remold.server.rules.RuleFolder;
 import io.remold.server.rules.RuleStore;
 
+import jakarta.json.JsonObject;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -33,6 +38,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
@@ -49,11 +55,14 @@ final class Serve implements AutoCloseable {
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final WebhookServer server;
     private final BindingListener bindings;
-
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
-        // Every verdict's one composition point: the metrics now, reports beside them.
-        List<ImpactSink> sinks = List.of(metrics);
+        // Every verdict's one composition point: the metrics, and the reports when the leader writes them (cluster
+        // mode; a folder server has no API to write them to).
+        boolean clusterMode = config.kubeconfig().isPresent() || config.inCluster();
+        ReportSink reports = clusterMode && config.reports().enabled()
+                ? new ReportSink(config.reports().limits(), Clock.systemUTC()) : null;
+        List<ImpactSink> sinks = reports == null ? List.of(metrics) : List.of(metrics, reports);
         ImpactSink impact = (family, rule, mode, source, object, verdict) -> sinks.forEach(
                 sink -> sink.record(family, rule, mode, source, object, verdict));
         this.store = new RuleStore(config.systemNamespace(), config.allowHttpRef(), config.kinitiras());
@@ -75,8 +84,9 @@ final class Serve implements AutoCloseable {
             });
             ClusterRefs refs = ClusterRefs.NONE;
             BindingListener bindings = BindingListener.NONE;
-            if (config.kubeconfig().isPresent() || config.inCluster()) {
-                var informers = new Informers(connect(config)); // shared by the three below, closed after them
+            if (clusterMode) {
+                KubeClients clients = connect(config);
+                var informers = new Informers(clients); // shared by the three below, closed after them
                 resources.push(informers);
                 ClusterReferences references = ClusterReferences.connect(informers, config.allowReferences());
                 resources.push(references);
@@ -91,17 +101,28 @@ final class Serve implements AutoCloseable {
                             .runtime(ScriptHost.class)
                             .ifPresent(host -> scriptEvents.use(host, rules.watchedResources()))));
                 }
+                // The leader's impact scans (closed after the cluster mode that feeds them rules), and its writes to
+                // existing objects for rules with existing: Apply (skipped while another replica leads).
+                var leading = new AtomicReference<ClusterMode>();
+                var writes = new ServerSideApply(clients.requests(), config.existingApply(),
+                        () -> leading.get() != null && leading.get().leader());
+                var scans = new ImpactScans(clients.requests(), store, config.impact(),
+                        config.systemNamespace(), config.kubemodSystem(), impact,
+                        reports == null ? ScanListener.NONE : reports, writes, Clock.systemUTC());
+                resources.push(scans);
                 ClusterMode cluster = ClusterMode.start(new ClusterModeConfig(config.systemNamespace(),
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
-                        informers);
+                        informers, scans);
                 resources.push(cluster);
-                if (config.reports().enabled()) {
-                    // Issue 27: shadow evaluation and impact scans record into it (ImpactSink, ScanListener).
-                    var reports = new ReportSink(config.reports().limits(), Clock.systemUTC());
+                leading.set(cluster);
+                if (reports != null) {
                     store.onSnapshot(snapshot -> reports.retain(snapshot.outcomeNames()));
                     cluster.writeReports(reports, config.reports().interval());
                 }
-                refs = cluster.refs();
+                ClusterRefs namespaces = cluster.refs();
+                scans.start(cluster::leader, name -> namespaces.namespace(name)
+                        .filter(JsonObject.class::isInstance).map(JsonObject.class::cast).orElse(null));
+                refs = namespaces;
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
                 bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;
             } else {

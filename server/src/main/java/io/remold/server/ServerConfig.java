@@ -8,6 +8,7 @@ import io.remold.rules.TenantScripts;
 import io.remold.server.reports.ReportLimits;
 import io.remold.server.reports.ReportOptions;
 import io.remold.server.existing.ExistingApplyOptions;
+import io.remold.server.existing.ScanSettings;
 import io.remold.server.log.LogFormat;
 
 import java.nio.file.Path;
@@ -31,7 +32,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
                     KinitirasOptions kinitiras, ReportOptions reports,
-                    ExistingApplyOptions existingApply, int shadowQueue) {
+                    ExistingApplyOptions existingApply, int shadowQueue,
+                    ScanSettings impact) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -97,7 +99,13 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key(ExistingApplyOptions.RATE_OPTION, "at most this many existing objects written per second by rules"
                     + " with existing: Apply (cluster mode)"),
             new Key("shadow-queue", "admission requests waiting for their Shadow (and Warn) rules' evaluation, off the "
-                    + "admission path; beyond it a request's is dropped and counted (remold_shadow_dropped_total)"));
+                    + "admission path; beyond it a request's is dropped and counted (remold_shadow_dropped_total)"),
+            new Key("impact-rate", "objects per second the leader's impact scans of existing objects decide, at most"
+                    + " (cluster mode; one scan at a time, on a low-priority thread)"),
+            new Key("impact-rescan-interval-seconds", "how often a rule with existing: Apply in Enforce is scanned"
+                    + " again (a field changed back is noticed), and a scan that failed or was forbidden is tried"
+                    + " again"),
+            new Key("impact-samples", "verdicts (and as many conflicts) a rule's status.impact keeps as examples"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -158,7 +166,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                         Duration.ofSeconds(number(config, "report-interval-seconds"))),
                 new ExistingApplyOptions(string(config, ExistingApplyOptions.FIELD_MANAGER_OPTION).strip(),
                         positive(config, ExistingApplyOptions.RATE_OPTION)),
-                integer(config, "shadow-queue"));
+                integer(config, "shadow-queue"),
+                new ScanSettings(number(config, "impact-rate"),
+                        Duration.ofSeconds(number(config, "impact-rescan-interval-seconds")),
+                        (int) Math.min(Integer.MAX_VALUE, number(config, "impact-samples")), ScanSettings.PATCH_BYTES,
+                        ScanSettings.PAGE_SIZE));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

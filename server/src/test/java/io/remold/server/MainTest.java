@@ -68,6 +68,11 @@ class MainTest {
         assertThat(err.toString(StandardCharsets.UTF_8), containsString("port must be a whole number: \"http\""));
         assertThat(run("serve", "--tls-cert", "/x.crt"), is(2));
         assertThat(err.toString(StandardCharsets.UTF_8), containsString("tls-cert and tls-key must be given together"));
+        assertThat(run("serve", "--impact-rate", "0"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8), containsString("impact-rate must be positive: 0"));
+        assertThat(run("serve", "--impact-samples", "101"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8),
+                containsString("impact-samples must be between 0 and 100: 101"));
     }
 
     @Test

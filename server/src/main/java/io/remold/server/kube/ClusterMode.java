@@ -13,9 +13,8 @@ import io.kubernetes.client.util.generic.options.ListOptions;
 import io.remold.api.Provider;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
+import io.remold.server.existing.RuleEvents;
 import io.remold.server.reports.ReportSink;
-import io.remold.server.existing.ExistingApplyOptions;
-import io.remold.server.existing.ServerSideApply;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonArray;
 
@@ -107,8 +106,11 @@ public final class ClusterMode implements AutoCloseable {
     private final Set<String> requiredGroups;
     /** The resources of the sink's rule families, each watched once its CRD is served. */
     private final List<RuleResource> familyResources;
+    /** Told of every rule object (not of Providers): the leader's impact scans. */
+    private final RuleEvents ruleEvents;
 
-    private ClusterMode(ClusterModeConfig config, RuleSink sink, Informers informers) {
+    private ClusterMode(ClusterModeConfig config, RuleSink sink, Informers informers, RuleEvents ruleEvents) {
+        this.ruleEvents = ruleEvents;
         RuleLoader modRules = RuleLoader.modRules(sink.families());
         this.remoldRules = new RuleResource(REMOLD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
         this.kubemodRules = new RuleResource(KUBEMOD_GROUP, RULE_VERSION, ApiStatusWriter.PLURAL, modRules);
@@ -138,7 +140,13 @@ public final class ClusterMode implements AutoCloseable {
 
     /** Starts informers (of {@code informers}) and leader election. */
     public static ClusterMode start(ClusterModeConfig config, RuleSink sink, Informers informers) {
-        var mode = new ClusterMode(config, sink, informers);
+        return start(config, sink, informers, RuleEvents.NONE);
+    }
+
+    /** As {@link #start(ClusterModeConfig, RuleSink, Informers)}, telling {@code ruleEvents} of every rule object. */
+    public static ClusterMode start(ClusterModeConfig config, RuleSink sink, Informers informers,
+                                    RuleEvents ruleEvents) {
+        var mode = new ClusterMode(config, sink, informers, ruleEvents);
         mode.run();
         return mode;
     }
@@ -151,14 +159,6 @@ public final class ClusterMode implements AutoCloseable {
     /** Receives {@code pods/binding} CREATEs; returns at once, the pod is annotated in the background. */
     public BindingListener bindings() {
         return injector;
-    }
-
-    /**
-     * The leader's writes to existing objects for rules with {@code existing: Apply}: skipped while this replica does
-     * not lead.
-     */
-    public ServerSideApply existingWrites(ExistingApplyOptions options) {
-        return new ServerSideApply(requestClient, options, leadership::isLeader);
     }
 
     /** True once every informer has listed and the RuleSink has the initial rules. */
@@ -219,7 +219,8 @@ public final class ClusterMode implements AutoCloseable {
 
     private void watchRules(RuleResource resource) {
         var source = new RuleSource(resource.group(), resource.version(), resource.plural(), resource.loader(), sink,
-                statusWriter, leadership::isLeader, Clock.systemUTC());
+                statusWriter, leadership::isLeader, Clock.systemUTC(),
+                resource.equals(PROVIDERS) ? RuleEvents.NONE : ruleEvents);
         ruleSources.add(source);
         watch(resource.group(), resource.version(), resource.plural(), source);
     }

@@ -2,6 +2,7 @@ package io.remold.server.kube;
 
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.remold.server.existing.RuleEvents;
 import io.remold.server.rules.RuleSink;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -47,6 +48,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     private final StatusWriter status;
     private final BooleanSupplier leader;
     private final Clock clock;
+    private final RuleEvents events;
     private final Map<String, Tracked> rules = new HashMap<>();
     /**
      * The condition last asked to be written per rule, and when: our write comes back as an update event only later,
@@ -63,8 +65,10 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
      */
     private final Map<String, String> startFailures = new HashMap<>();
 
+    /** {@code events} is told of every version and removal of the rules (the impact scans). */
     RuleSource(String group, String version, String plural, RuleLoader loader, RuleSink sink, StatusWriter status,
-               BooleanSupplier leader, Clock clock) {
+               BooleanSupplier leader, Clock clock, RuleEvents events) {
+        this.events = events;
         this.group = group;
         this.version = version;
         this.plural = plural;
@@ -111,6 +115,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
                 ReadyCondition.observed(manifest));
         rules.put(ref.key(), tracked);
         writeIfLeader(tracked);
+        events.changed(group, version, plural, manifest);
     }
 
     /** The rule store's latest schema conflicts: the mutators they disable are not Ready, the others are again. */
@@ -146,6 +151,7 @@ final class RuleSource implements ResourceEventHandler<DynamicKubernetesObject> 
     }
 
     synchronized void remove(RuleRef ref) {
+        events.removed(ref.group(), ref.version(), ref.plural(), ref.namespace(), ref.name());
         written.remove(ref.key());
         startFailures.remove(ref.key());
         if (rules.remove(ref.key()) != null) {

@@ -10,6 +10,7 @@ import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
+import io.remold.kinitiras.HttpAnswers;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.api.AllowedUrls;
 import io.remold.rules.Families;
@@ -21,6 +22,7 @@ import io.remold.scripting.ScriptHost;
 import io.remold.scripting.ScriptLimits;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
+import io.remold.server.existing.ImpactScans;
 import io.remold.server.external.HttpsProviders;
 
 import java.util.HashMap;
@@ -53,7 +55,7 @@ import java.util.logging.Logger;
  * {@linkplain #isReady() ready} once a build after {@link #synced()} succeeded. {@link #synced()} and {@link #batch}
  * return once a snapshot with their changes is in place. Closing stops the builds and the script rules' threads.
  */
-public final class RuleStore implements RuleSink, AutoCloseable {
+public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RuleStore.class.getName());
 
     private final String systemNamespace;
@@ -78,6 +80,8 @@ public final class RuleStore implements RuleSink, AutoCloseable {
      * script host is made only once a Shadow script rule is built.
      */
     private final List<Family<?>> shadowFamilies;
+    /** Makes a new instance of each family with this store's settings (script hosts, http answers, kinitiras's). */
+    private final Supplier<List<Family<?>>> newFamilies;
     private final List<Consumer<Snapshot>> snapshotListeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<String, Optional<String>>> startListeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<Snapshot> snapshot;
@@ -117,13 +121,15 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     private RuleStore(String systemNamespace, Supplier<ScriptHost> scriptHosts, AllowedUrls allowHttpRef,
                       KinitirasOptions kinitiras) {
         this.systemNamespace = systemNamespace;
+        HttpAnswers httpAnswers = externalData.httpReferences(allowHttpRef);
+        this.newFamilies = () -> Families.create(scriptHosts, httpAnswers, kinitiras);
         Supplier<ScriptHost> hosts = () -> {
             ScriptHost host = scriptHosts.get();
             host.onStarted(this::scriptStarted);
             return host;
         };
-        this.families = Families.create(hosts, externalData.httpReferences(allowHttpRef), kinitiras);
-        this.shadowFamilies = Families.create(hosts, externalData.httpReferences(allowHttpRef), kinitiras);
+        this.families = Families.create(hosts, httpAnswers, kinitiras);
+        this.shadowFamilies = Families.create(hosts, httpAnswers, kinitiras);
         this.snapshot = new AtomicReference<>(assembly().assemble(RuleSet.EMPTY));
     }
 
@@ -162,9 +168,28 @@ public final class RuleStore implements RuleSink, AutoCloseable {
 
     /** How this store's rule sets become snapshots, with the settings and sources in force now. */
     private RuleAssembly assembly() {
+        return assembly(families, shadowFamilies, compiled);
+    }
+
+    private RuleAssembly assembly(List<Family<?>> on, List<Family<?>> shadowOn, CompiledRules into) {
         ReferenceSource source = references;
         return new RuleAssembly(systemNamespace, kubemodSystemNamespace, externalData,
-                source == null ? ReferenceResolver.NONE : source, compiled, families, shadowFamilies);
+                source == null ? ReferenceResolver.NONE : source, into, on, shadowOn);
+    }
+
+    /** For an impact scan: new instances of the families, as this store's (the scan closes them). */
+    @Override
+    public List<Family<?>> newFamilies() {
+        return newFamilies.get();
+    }
+
+    /**
+     * For an impact scan: the store's settings, external data and references on the scan's {@code families},
+     * compiling afresh (the store's compilations are its builds' own).
+     */
+    @Override
+    public RuleAssembly assembly(List<Family<?>> families) {
+        return assembly(families, List.of(), new CompiledRules());
     }
 
     /**
@@ -232,9 +257,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
 
     @Override
     public synchronized <R> Optional<String> put(String key, Family<R> family, R rule, RuleControls ruleControls) {
-        // The tenant-scripts option (JavaScript runs in this process), and the kinds the server may read.
-        Optional<String> refusal = rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
-                : referenceRefusal(family, rule);
+        Optional<String> refusal = refusal(family, rule);
         if (refusal.isPresent()) {
             LOG.warning(refusal.get() + " (from " + key + ")");
             remove(key);
@@ -244,6 +267,48 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         controls.put(key, ruleControls);
         changed();
         return refusal;
+    }
+
+    /**
+     * Why this store would not run a family's rule: the tenant-scripts option (JavaScript runs in this process), and
+     * the kinds the server may read.
+     */
+    private synchronized <R> Optional<String> refusal(Family<R> family, R rule) {
+        return rule instanceof ScriptRule script ? scriptRefusal(script, script.namespace())
+                : referenceRefusal(family, rule);
+    }
+
+    /**
+     * For an impact scan: why this store would keep the one rule of {@code single} out of force (a ModRule's
+     * compilation problems, the tenant-scripts option, a kind the server may not read), or empty. A rule the server
+     * would not run is not run by a scan either.
+     */
+    @Override
+    public Optional<String> refusal(RuleSet single) {
+        for (ModRule rule : single.rules().values()) {
+            RuleCompilation compilation = compile(rule, new CompiledRules());
+            if (!compilation.ok()) {
+                return Optional.of(compilation.errors().stream().map(RuleCompilation.Problem::toString)
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
+        }
+        for (Family<?> family : families) {
+            Optional<String> refused = refusal(family, single);
+            if (refused.isPresent()) {
+                return refused;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private <R> Optional<String> refusal(Family<R> family, RuleSet single) {
+        for (R rule : single.familyRules(family).values()) {
+            Optional<String> refused = refusal(family, rule);
+            if (refused.isPresent()) {
+                return refused;
+            }
+        }
+        return Optional.empty();
     }
 
     /**

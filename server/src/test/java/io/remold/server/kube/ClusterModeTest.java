@@ -117,6 +117,39 @@ class ClusterModeTest {
     }
 
     @Test
+    void everyRuleVersionAndRemovalIsToldToTheRuleEventsButProvidersAreNot() {
+        api.on("GET", RULES, ok(list("remold.io/v1beta1", "ModRuleList")))
+                .on("GET", "/apis/remold.io/v1beta1/providers", ok(list("remold.io/v1beta1", "ProviderList",
+                        "{'apiVersion':'remold.io/v1beta1','kind':'Provider','metadata':{'name':'p'},'spec':"
+                                + "{'url':'https://p.remold-system:8443','timeout':3,'caBundle':''}}")))
+                .onWatch(RULES,
+                        event("ADDED", modRule("r", 1, PATCH_SPEC, null)),
+                        event("MODIFIED", modRule("r", 2, PATCH_SPEC.replace("blue", "green"), null)),
+                        event("DELETED", modRule("r", 2, PATCH_SPEC.replace("blue", "green"), null)));
+        var events = new java.util.concurrent.CopyOnWriteArrayList<String>();
+        var recording = new io.remold.server.existing.RuleEvents() {
+            @Override
+            public void changed(String group, String version, String plural, jakarta.json.JsonObject manifest) {
+                events.add("changed " + group + "/" + version + " " + plural + " "
+                        + manifest.getJsonObject("metadata").getInt("generation"));
+            }
+
+            @Override
+            public void removed(String group, String version, String plural, String namespace, String name) {
+                events.add("removed " + group + "/" + version + " " + plural + " " + namespace + "/" + name);
+            }
+        };
+
+        try (var mode = ClusterMode.start(new ClusterModeConfig(null, false, null, null, null, "test", null), sink,
+                informers, recording)) {
+            await(mode::synced); // the Provider, listed, was handed to its source by then
+            await(() -> events.size() >= 3);
+            assertThat(events, contains("changed remold.io/v1beta1 modrules 1", "changed remold.io/v1beta1 modrules 2",
+                    "removed remold.io/v1beta1 modrules team-a/r"));
+        }
+    }
+
+    @Test
     void kubeModRulesAreWatchedWhenTheirCrdIsServed() {
         String kubemodRule = modRule("k", 1, PATCH_SPEC, null).replace("remold.io/v1beta1", "api.kubemod.io/v1beta1");
         api.on("GET", RULES, ok(list("remold.io/v1beta1", "ModRuleList", modRule("r", 1, PATCH_SPEC, null))))

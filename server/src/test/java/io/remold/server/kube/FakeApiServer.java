@@ -17,15 +17,29 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 
 /**
  * A loopback HTTP server that speaks the few API server endpoints the cluster mode uses: each route answers from
  * a script of responses (the last one repeats), unknown routes answer 404 with a Status, and watches send their
  * scripted events (to the first watch of the path only) and then stay open until the server stops. Every request
- * is recorded.
+ * is recorded. A route may also be a handler that answers from the request (a paginated list).
  */
 public final class FakeApiServer implements AutoCloseable {
     public record Request(String method, String path, String query, String contentType, String body) {
+        /** The value of a query parameter, URL-decoded, or null. */
+        public String parameter(String name) {
+            if (query == null) {
+                return null;
+            }
+            for (String pair : query.split("&")) {
+                int equals = pair.indexOf('=');
+                if (equals > 0 && pair.substring(0, equals).equals(name)) {
+                    return java.net.URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+                }
+            }
+            return null;
+        }
     }
 
     public record Response(int status, String body) {
@@ -34,6 +48,7 @@ public final class FakeApiServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final Map<String, Deque<Response>> routes = new ConcurrentHashMap<>();
+    private final Map<String, Function<Request, Response>> handlers = new ConcurrentHashMap<>();
     private final Map<String, List<String>> watchEvents = new ConcurrentHashMap<>();
     private final List<Request> requests = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -47,7 +62,14 @@ public final class FakeApiServer implements AutoCloseable {
 
     /** Scripts {@code METHOD path} (path without query): answered in order, the last answer repeats. */
     public FakeApiServer on(String method, String path, Response... responses) {
+        handlers.remove(method + " " + path);
         routes.put(method + " " + path, new ArrayDeque<>(List.of(responses)));
+        return this;
+    }
+
+    /** Answers {@code METHOD path} (path without query) with {@code handler}, called on the server's threads. */
+    public FakeApiServer on(String method, String path, Function<Request, Response> handler) {
+        handlers.put(method + " " + path, handler);
         return this;
     }
 
@@ -89,8 +111,9 @@ public final class FakeApiServer implements AutoCloseable {
         String method = exchange.getRequestMethod();
         String path = exchange.getRequestURI().getPath();
         String query = exchange.getRequestURI().getQuery();
+        var request = new Request(method, path, query, exchange.getRequestHeaders().getFirst("Content-Type"), body);
         synchronized (this) {
-            requests.add(new Request(method, path, query, exchange.getRequestHeaders().getFirst("Content-Type"), body));
+            requests.add(request);
         }
         if (query != null && query.contains("watch=true")) {
             exchange.getResponseHeaders().add("Content-Type", "application/json");
@@ -110,7 +133,8 @@ public final class FakeApiServer implements AutoCloseable {
             exchange.close();
             return;
         }
-        Response response = next(method + " " + path);
+        Function<Request, Response> handler = handlers.get(method + " " + path);
+        Response response = handler != null ? handler.apply(request) : next(method + " " + path);
         byte[] bytes = response.body().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "application/json");
         exchange.sendResponseHeaders(response.status(), bytes.length);

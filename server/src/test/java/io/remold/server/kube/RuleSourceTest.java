@@ -1,5 +1,6 @@
 package io.remold.server.kube;
 
+import io.remold.server.existing.RuleEvents;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -31,7 +32,7 @@ class RuleSourceTest {
     private boolean leader = true;
     private final RuleSource source = new RuleSource("remold.io", "v1beta1", "modrules", RuleLoader.modRules(sink.families()), sink,
             (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
-            Clock.fixed(NOW, ZoneOffset.UTC));
+            Clock.fixed(NOW, ZoneOffset.UTC), RuleEvents.NONE);
 
     @Test
     void addedRuleReachesTheSinkAndIsReportedReady() {
@@ -217,7 +218,7 @@ class RuleSourceTest {
     void providersAreInForceOrTakenOutWithTheirField() {
         var providers = new RuleSource("remold.io", "v1beta1", "providers", RuleLoader.PROVIDERS, sink,
                 (rule, condition, since) -> writes.add(new Write(rule, condition, since)), () -> leader,
-                Clock.fixed(NOW, ZoneOffset.UTC));
+                Clock.fixed(NOW, ZoneOffset.UTC), RuleEvents.NONE);
         String key = "remold.io/v1beta1/providers//mirror";
         var good = object("{'apiVersion':'remold.io/v1beta1','kind':'Provider','metadata':{'name':'mirror',"
                 + "'generation':1,'resourceVersion':'7'},'spec':{'url':'https://mirror.tools.svc/lookup'}}");
