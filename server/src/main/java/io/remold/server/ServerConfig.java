@@ -5,11 +5,11 @@ import io.helidon.config.ConfigSources;
 import io.remold.api.AllowedUrls;
 import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
-import io.remold.server.reports.ReportLimits;
-import io.remold.server.reports.ReportOptions;
 import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.existing.ScanSettings;
 import io.remold.server.log.LogFormat;
+import io.remold.server.reports.ReportLimits;
+import io.remold.server.reports.ReportOptions;
 
 import java.nio.file.Path;
 import java.time.Duration;
