@@ -50,6 +50,7 @@ final class Serve implements AutoCloseable {
         store.kubemodSystemNamespace(config.kubemodSystem());
         store.tenantScripts(config.tenantScripts());
         metrics.syncedBy(store::isReady);
+        metrics.rulesNotReadyBy(store::notReadyCount);
         resources.push(store); // closed last: the rule sources and the server stop first
         try {
             config.rules().ifPresent(dir -> {
@@ -78,6 +79,7 @@ final class Serve implements AutoCloseable {
                         config.kubemodCompat(), config.kubemodSystem(), null, null, null, config.ruleCrds()), store,
                         informers);
                 resources.push(cluster);
+                metrics.leaderBy(cluster::leader);
                 refs = cluster.refs();
                 // The server runs tenants' JavaScript: it patches pods only when asked to (F15).
                 bindings = config.nodeAnnotations() ? cluster.bindings() : BindingListener.NONE;

@@ -23,9 +23,11 @@ import io.remold.scripting.Scripts;
 import io.remold.server.external.HttpsProviders;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -61,6 +63,8 @@ public final class RuleStore implements RuleSink, AutoCloseable {
     /** The other families' rules, by family and source key. */
     private final Map<RuleFamily, Map<String, Object>> familyRules = new HashMap<>();
     private final Map<String, Provider> providers = new TreeMap<>();
+    /** Source keys of the rules last put and refused (invalid, or not allowed here): not Ready, not in force. */
+    private final Set<String> refused = new HashSet<>();
     private TenantScripts tenantScripts = TenantScripts.NONE;
     /** The Providers in force; engines hold it, so a Provider change needs no build. */
     private final HttpsProviders externalData = new HttpsProviders();
@@ -189,6 +193,14 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         return new RuleCompilation(compilation.rule(), problems);
     }
 
+    /** Rules held but not in force: refused when put, or disabled by the snapshot in force. */
+    public int notReadyCount() {
+        int disabled = snapshot.get().disabled().size();
+        synchronized (this) {
+            return refused.size() + disabled;
+        }
+    }
+
     /** Whether the source has delivered its initial state and a snapshot of it is in force (the readiness probe). */
     public synchronized boolean isReady() {
         return ready;
@@ -199,7 +211,10 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         RuleCompilation compilation = compile(rule); // not under the lock: /readyz and other sources must not wait
         synchronized (this) {
             ModRule previous = compilation.ok() ? rules.put(key, rule) : rules.remove(key);
-            if (!compilation.ok()) {
+            if (compilation.ok()) {
+                refused.remove(key);
+            } else {
+                refused.add(key);
                 LOG.warning("ModRule " + rule.id() + " from " + key + " is invalid and skipped: "
                         + compilation.errors());
             }
@@ -218,8 +233,10 @@ public final class RuleStore implements RuleSink, AutoCloseable {
         if (refusal.isPresent()) {
             LOG.warning(refusal.get() + " (from " + key + ")");
             remove(key);
+            refused.add(key);
             return refusal;
         }
+        refused.remove(key);
         familyRules.computeIfAbsent(family.family(), f -> new TreeMap<>()).put(key, rule);
         changed();
         return refusal;
@@ -284,6 +301,7 @@ public final class RuleStore implements RuleSink, AutoCloseable {
 
     @Override
     public synchronized void remove(String key) {
+        refused.remove(key);
         if (providers.remove(key) != null) {
             externalData.use(providers.values());
         }
