@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds one commit twice, in two fresh directories, and compares the jars (and the server's SBOM) byte for byte:
 # the build is reproducible when every checksum matches (project.build.outputTimestamp in the root pom).
-#   scripts/check-reproducible.sh [COMMIT]      (default HEAD; extra Maven flags in MAVEN_FLAGS, e.g. -o)
+#   scripts/check-reproducible.sh [COMMIT]      (default HEAD; extra Maven flags in MAVEN_FLAGS)
+# Not offline (-o): the SBOM goal needs online mode and Maven skips it offline.
 # Exit codes: 0 identical, 1 a file differs, 2 a build failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,11 @@ for build in a b; do
 done
 status=0
 for artifact in "${artifacts[@]}"; do
+  if [ ! -f "$work/a/$artifact" ] || [ ! -f "$work/b/$artifact" ]; then
+    echo "MISSING   $artifact"
+    status=1
+    continue
+  fi
   a=$(sha256sum "$work/a/$artifact" | cut -d' ' -f1)
   b=$(sha256sum "$work/b/$artifact" | cut -d' ' -f1)
   if [ "$a" = "$b" ]; then

@@ -6,6 +6,8 @@ import io.remold.server.admission.ClusterRefs;
 import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
+import io.remold.server.http.OtlpTracing;
+import io.remold.server.http.Tracing;
 import io.remold.server.http.TlsFiles;
 import io.remold.server.http.WebhookServer;
 import io.remold.server.kube.ClusterMode;
@@ -94,10 +96,13 @@ final class Serve implements AutoCloseable {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
             this.bindings = bindings;
+            Tracing tracing = config.otlpEndpoint().<Tracing>map(endpoint -> new OtlpTracing(endpoint, "remold"))
+                    .orElse(Tracing.OFF);
+            resources.push(tracing); // closed after the server: the last requests' spans are exported
             this.server = new WebhookServer(config.host(), config.port(),
                     config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,
                     config.pollInterval(), config.shutdownGrace(), config.drain(), store, refs, bindings, metrics,
-                    new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget());
+                    tracing, new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget());
             resources.push(server);
         } catch (RuntimeException e) {
             close();

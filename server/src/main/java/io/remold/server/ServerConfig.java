@@ -7,6 +7,8 @@ import io.remold.kinitiras.KinitirasOptions;
 import io.remold.rules.TenantScripts;
 import io.remold.server.log.LogFormat;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -27,7 +29,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
-                    KinitirasOptions kinitiras) {
+                    KinitirasOptions kinitiras, Optional<URI> otlpEndpoint) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -83,7 +85,10 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("max-body-bytes-in-flight", "total bytes of request bodies read or held at once; beyond it a "
                     + "request is answered 503 before its body is read"),
             new Key("read-timeout-ms", "a request's headers and body must arrive within it, else the connection is "
-                    + "closed"));
+                    + "closed"),
+            new Key("otlp-endpoint", "OpenTelemetry collector's OTLP/HTTP base URL (http or https, e.g."
+                    + " http://otel-collector:4318): admission requests are traced there; empty (the default): no"
+                    + " traces"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -137,7 +142,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 Set.copyOf(list(config, "rule-crds")),
                 AllowedUrls.parse(list(config, "allow-http-ref")),
                 new KinitirasOptions(bool(config, KinitirasOptions.CROSS_NAMESPACE_OPTION),
-                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)));
+                        bool(config, KinitirasOptions.WEBHOOK_LABEL_OPTION)),
+                httpUrl(config, "otlp-endpoint"));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -220,6 +226,25 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(key + " must be json or text: \"" + text + "\"");
         }
+    }
+
+    /** An http or https URL with a host, or empty when blank. */
+    private static Optional<URI> httpUrl(Config config, String key) {
+        String text = string(config, key).trim();
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            URI uri = new URI(text);
+            if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                    && uri.getRawQuery() == null && uri.getRawFragment() == null && uri.getRawUserInfo() == null) {
+                return Optional.of(uri);
+            }
+        } catch (URISyntaxException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(key + " must be an http or https URL with a host and no user, query or"
+                + " fragment: \"" + text + "\"");
     }
 
     private static IllegalArgumentException missing(String key) {

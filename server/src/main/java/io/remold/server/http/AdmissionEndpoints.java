@@ -18,6 +18,7 @@ import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
+import io.remold.engine.StageObserver;
 import io.remold.json.JsonTree;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.admission.BindingListener;
@@ -38,7 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -64,6 +65,7 @@ final class AdmissionEndpoints {
     private final ClusterRefs refs;
     private final BindingListener bindings;
     private final Metrics metrics;
+    private final Tracing tracing;
     private final RequestBodies bodies;
     /** How long deciding one /mutate or /validate may take: its rules of every family share it. */
     private final Duration requestBudget;
@@ -72,8 +74,9 @@ final class AdmissionEndpoints {
     private record Result(AdmissionReview.Response response, Metrics.Outcome outcome) {
     }
 
-    AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics,
+    AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics, Tracing tracing,
                        RequestBodies bodies, Duration requestBudget) {
+        this.tracing = tracing;
         this.store = store;
         this.requestBudget = requestBudget;
         this.refs = refs;
@@ -85,9 +88,10 @@ final class AdmissionEndpoints {
     void register(HttpRules rules) {
         rules.post("/mutate", (req, res) -> handle(Metrics.Endpoint.mutate, req, res, this::mutate))
                 .post("/validate", (req, res) -> handle(Metrics.Endpoint.validate, req, res, this::validate))
-                .post("/validate-modrule",
-                        (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res, this::validateModRule))
-                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res, this::mutateRule))
+                .post("/validate-modrule", (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res,
+                        (review, stages) -> validateModRule(review)))
+                .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res,
+                        (review, stages) -> mutateRule(review)))
                 .post("/noop", this::noop);
     }
 
@@ -104,15 +108,18 @@ final class AdmissionEndpoints {
     }
 
     private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res,
-                        Function<AdmissionReview, Result> decide) {
+                        BiFunction<AdmissionReview, StageObserver, Result> decide) {
         long start = System.nanoTime();
+        Tracing.RequestSpan span = tracing.start(endpoint.path(),
+                name -> req.headers().first(HeaderNames.create(name)));
         Metrics.Outcome outcome;
         // The body's bytes count against the in-flight budget until the answer is sent.
         try (BodyBudget.Lease lease = bodies.lease()) {
             AdmissionReview review = AdmissionReview.parse(parse(bodies.read(req, lease)));
+            span.review(review);
             Result result;
             try {
-                result = decide.apply(review);
+                result = decide.apply(review, span.stages());
             } catch (AdmissionReview.Invalid e) {
                 throw e; // a field the decision needed is malformed (a Binding without its target): 400, no trace
             } catch (RuntimeException e) {
@@ -130,9 +137,11 @@ final class AdmissionEndpoints {
         } catch (RequestBodies.BodyNotReceived e) {
             LOG.fine(() -> endpoint.path() + ": " + e.getMessage() + "; connection closed");
             metrics.request(endpoint, Metrics.Outcome.unread, System.nanoTime() - start);
+            span.end(Metrics.Outcome.unread);
             throw e;
         }
         metrics.request(endpoint, outcome, System.nanoTime() - start);
+        span.end(outcome);
     }
 
     private static JsonValue parse(byte[] body) {
@@ -143,7 +152,7 @@ final class AdmissionEndpoints {
         }
     }
 
-    private Result mutate(AdmissionReview review) {
+    private Result mutate(AdmissionReview review, StageObserver stages) {
         if (isBinding(review)) {
             if (!review.dryRun()) {
                 bindings.bound(review.namespace(), review.name(), bindingTarget(review.object()));
@@ -155,7 +164,7 @@ final class AdmissionEndpoints {
             return allowed(review);
         }
         long start = System.nanoTime();
-        Decision decision = engine.mutate(request(review), deadline(start));
+        Decision decision = engine.mutate(request(review), deadline(start), stages);
         // The rules that changed the object, by family in the order the engine ran them (ModRules first).
         var changedBy = new LinkedHashMap<RuleFamily, List<String>>();
         var warnings = new ArrayList<String>();
@@ -196,13 +205,13 @@ final class AdmissionEndpoints {
         return new Result(response, decision.patch().isEmpty() ? Metrics.Outcome.allowed : Metrics.Outcome.patched);
     }
 
-    private Result validate(AdmissionReview review) {
+    private Result validate(AdmissionReview review, StageObserver stages) {
         Engine engine = store.engine();
         if (engine.ruleCount() + engine.validationStageRuleCount() == 0 || refs.ignored(review.namespace())) {
             return allowed(review);
         }
         long start = System.nanoTime();
-        Decision decision = engine.validate(request(review), deadline(start));
+        Decision decision = engine.validate(request(review), deadline(start), stages);
         // Rules are named as in the outcomes (and in /mutate's metrics), not as the message names them: a rule
         // without a namespace appears there under the object's namespace.
         var rejectedBy = new ArrayList<String>();

@@ -61,11 +61,11 @@ public final class WebhookServer implements AutoCloseable {
      */
     public WebhookServer(String host, int port, OptionalInt adminPort, TlsFiles tls, Duration pollInterval,
                   Duration shutdownGrace, Duration drain, RuleStore store, ClusterRefs refs, BindingListener bindings,
-                  Metrics metrics, HttpLimits limits, Duration requestBudget) {
+                  Metrics metrics, Tracing tracing, HttpLimits limits, Duration requestBudget) {
         this.drain = drain;
         this.metrics = metrics;
         this.bodies = new RequestBodies(limits);
-        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, bodies, requestBudget);
+        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, tracing, bodies, requestBudget);
         var routing = HttpRouting.builder();
         routing.addFilter((chain, req, res) -> {
             if (draining) {
