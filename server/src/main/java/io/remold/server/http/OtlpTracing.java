@@ -73,7 +73,7 @@ public final class OtlpTracing implements Tracing {
         long startNanos = System.nanoTime();
         Span span = tracer.spanBuilder("admission " + webhook).setParent(parent).setSpanKind(SpanKind.SERVER)
                 .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS).setAttribute(WEBHOOK, webhook).startSpan();
-        return new Request(span, Context.root().with(span), startEpochNanos, startNanos);
+        return new Request(tracer, span, Context.root().with(span), startEpochNanos, startNanos);
     }
 
     @Override
@@ -81,20 +81,13 @@ public final class OtlpTracing implements Tracing {
         provider.shutdown().join(EXPORT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
 
-    /** A request's span; the stages' times ({@link System#nanoTime()}) are placed on the span's wall clock. */
-    private final class Request implements RequestSpan, StageObserver {
-        private final Span span;
-        private final Context context;
-        private final long startEpochNanos;
-        private final long startNanos;
-
-        Request(Span span, Context context, long startEpochNanos, long startNanos) {
-            this.span = span;
-            this.context = context;
-            this.startEpochNanos = startEpochNanos;
-            this.startNanos = startNanos;
-        }
-
+    /**
+     * A request's span ({@code context} holds it, for its children); the stages' times ({@link System#nanoTime()})
+     * are placed on the span's wall clock, which read {@code startEpochNanos} when {@code nanoTime} read
+     * {@code startNanos}.
+     */
+    private record Request(Tracer tracer, Span span, Context context, long startEpochNanos, long startNanos)
+            implements RequestSpan, StageObserver {
         @Override
         public void review(AdmissionReview review) {
             span.setAttribute(OPERATION, review.operation().name());
