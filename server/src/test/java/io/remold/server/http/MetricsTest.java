@@ -4,6 +4,8 @@ import io.remold.server.rules.RuleStore;
 import io.remold.server.rules.RuleStoreTest;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -30,22 +32,27 @@ class MetricsTest {
         }
     }
 
-    /** Invalid and refused rules count as not Ready until they are fixed or deleted. */
+    /** One step of a rule's life: put with this select expression (null: removed), then the gauge's value. */
+    private record Step(String key, String select, int notReady) {
+    }
+
+    /** Invalid rules count as not Ready until they are fixed or deleted. */
     @Test
     void rulesThatAreHeldButNotInForceAreCountedUntilFixedOrDeleted() {
+        List<Step> steps = List.of(new Step("bad", "$.kind[?(", 1), new Step("good", "$.kind", 1),
+                new Step("bad", "$.kind", 0), new Step("bad", "$.kind[?(", 1), new Step("bad", null, 0));
         var metrics = new Metrics();
         try (var store = new RuleStore("remold-system")) {
             metrics.rulesNotReadyBy(store::notReadyCount);
-            store.synced();
-            assertThat(metrics.scrape(), containsString("\nremold_rules_not_ready 0\n"));
-            store.put("bad", RuleStoreTest.rule("bad", "$.kind[?("));
-            store.put("good", RuleStoreTest.rule("good", "$.kind"));
-            assertThat(metrics.scrape(), containsString("\nremold_rules_not_ready 1\n"));
-            store.put("bad", RuleStoreTest.rule("bad", "$.kind"));
-            assertThat(metrics.scrape(), containsString("\nremold_rules_not_ready 0\n"));
-            store.put("bad", RuleStoreTest.rule("bad", "$.kind[?("));
-            store.remove("bad");
-            assertThat(metrics.scrape(), containsString("\nremold_rules_not_ready 0\n"));
+            for (Step step : steps) {
+                if (step.select() == null) {
+                    store.remove(step.key());
+                } else {
+                    store.put(step.key(), RuleStoreTest.rule(step.key(), step.select()));
+                }
+                assertThat(step.toString(), metrics.scrape(),
+                        containsString("\nremold_rules_not_ready " + step.notReady() + "\n"));
+            }
         }
     }
 
