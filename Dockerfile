@@ -41,10 +41,12 @@ COPY benchmarks/pom.xml benchmarks/
 COPY e2e/pom.xml e2e/
 RUN ./mvnw -B -q -DskipTests -pl server,certgen -am package
 COPY . .
+# The server's CycloneDX SBOM (written by the build's package phase) goes in as /app/sbom.cdx.json.
 # Both jars share one libs/ folder: the root pom manages every version, so a shared library is the same file.
 RUN ./mvnw -B -q -DskipTests -pl server,certgen -am clean package \
  && mkdir -p /out/libs \
  && cp server/target/remold-server.jar certgen/target/remold-certgen.jar /out/ \
+ && cp server/target/remold-server.cdx.json /out/sbom.cdx.json \
  && cp server/target/libs/*.jar /out/libs/ \
  && cp certgen/target/libs/*.jar /out/libs/
 

@@ -187,18 +187,25 @@ public final class Engine {
      * budget: external data and every stage share it.
      */
     public Decision mutate(AdmissionRequest request, long deadlineNanos) {
+        return mutate(request, deadlineNanos, StageObserver.NONE);
+    }
+
+    /** {@link #mutate(AdmissionRequest, long)}, telling {@code observer} of each family's stage that ran. */
+    public Decision mutate(AdmissionRequest request, long deadlineNanos, StageObserver observer) {
         JsonValue original = subject(request);
         var outcomes = new ArrayList<RuleOutcome>();
         if (!(original instanceof JsonObject object) || request.operation() == AdmissionOperation.DELETE) {
             return new Decision(original, JsonValue.EMPTY_JSON_ARRAY, List.of(), outcomes);
         }
         try (var budget = new RequestBudget()) {
-            return mutate(request, object, original, outcomes, budget, deadlineNanos);
+            return mutate(request, object, original, outcomes, budget, deadlineNanos, observer);
         }
     }
 
     private Decision mutate(AdmissionRequest request, JsonObject object, JsonValue original,
-                            List<RuleOutcome> outcomes, RequestBudget budget, long deadlineNanos) {
+                            List<RuleOutcome> outcomes, RequestBudget budget, long deadlineNanos,
+                            StageObserver observer) {
+        long modRulesStart = observer.now();
         JsonValue current = withRefs(object, request);
         ExternalData external = externalData.forRequest(request.explain(), deadlineNanos);
         // The annotation is parsed when the first rule applies: most requests match nothing.
@@ -283,6 +290,9 @@ public final class Engine {
                 result = withLastApplied(result, lastApplied);
             }
         }
+        if (ruleCount() > 0) {
+            observer.ended(RuleFamily.MODRULE, modRulesStart);
+        }
         StageContext context = null;
         for (MutationStage stage : stages) {
             if (result instanceof JsonObject o && stage.ruleCount() > 0) {
@@ -291,7 +301,9 @@ public final class Engine {
                     context = new StageContext(request, external, resolver, deadlineNanos, outcomes,
                             new ArrayList<>(), warned);
                 }
+                long start = observer.now();
                 result = stage.mutate(o, context);
+                observer.ended(stage.family(), start);
             }
         }
         List<Rejection> refused = context == null ? List.of() : context.rejections();
@@ -326,19 +338,30 @@ public final class Engine {
      * budget: external data and every stage share it.
      */
     public Decision validate(AdmissionRequest request, long deadlineNanos) {
+        return validate(request, deadlineNanos, StageObserver.NONE);
+    }
+
+    /** {@link #validate(AdmissionRequest, long)}, telling {@code observer} of each family's stage that ran. */
+    public Decision validate(AdmissionRequest request, long deadlineNanos, StageObserver observer) {
         JsonValue original = subject(request);
         var outcomes = new ArrayList<RuleOutcome>();
         var rejections = new ArrayList<Rejection>();
         if (original instanceof JsonObject object) {
+            long modRulesStart = observer.now();
             ExternalData external = externalData.forRequest(request.explain(), deadlineNanos);
             try (var budget = new RequestBudget()) {
                 rejectRules(request, object, outcomes, rejections, external, budget);
+            }
+            if (ruleCount() > 0) {
+                observer.ended(RuleFamily.MODRULE, modRulesStart);
             }
             var context = new StageContext(request, external, resolver, deadlineNanos, outcomes, rejections,
                     warned);
             for (ValidationStage stage : validationStages) {
                 if (stage.ruleCount() > 0) {
+                    long start = observer.now();
                     stage.validate(object, context);
+                    observer.ended(stage.family(), start);
                 }
             }
         }

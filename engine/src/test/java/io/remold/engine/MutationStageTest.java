@@ -73,6 +73,28 @@ class MutationStageTest {
         assertThat(engine.stageRuleCount(), equalTo(2));
     }
 
+    /** Each family's stage that ran is reported once, in the order it ran, within the request's time. */
+    @Test
+    void theStagesThatRanAreReportedInOrderWithTheirTimes() {
+        Engine engine = Engine.builder().rule(rule("ns", "set-b", SET_B))
+                .stage(new CopyLabel("copy-b-to-c", "b", "c", false)).build();
+        var ran = new java.util.ArrayList<RuleFamily>();
+        long before = System.nanoTime();
+        engine.mutate(AdmissionRequest.create("ns", json(POD)), before + 1_000_000_000L, (family, start, end) -> {
+            assertThat(family + " starts before it ends", start <= end, equalTo(true));
+            assertThat(family + " within the request", start >= before && end <= System.nanoTime(), equalTo(true));
+            ran.add(family);
+        });
+        assertThat(ran, contains(RuleFamily.MODRULE, CopyLabel.FAMILY));
+
+        ran.clear();
+        Engine stageOnly = Engine.builder().stage(new CopyLabel("copy", "app", "copy", false)).build();
+        stageOnly.mutate(AdmissionRequest.create("ns", json(POD)), before + 1_000_000_000L,
+                (family, start, end) -> ran.add(family));
+        assertThat("no ModRule, no ModRule stage", ran, contains(CopyLabel.FAMILY));
+        assertThat(StageObserver.NONE.now(), equalTo(0L));
+    }
+
     @Test
     void aStageAloneChangesTheObject() {
         Engine engine = Engine.builder().stage(new CopyLabel("copy", "app", "copy", false)).build();

@@ -211,6 +211,7 @@ final class Bundle {
                 objects.add(certgenCronJob());
             }
         }
+        objects.addAll(Monitoring.objects(options, meta(NAME).getLabels()));
         List<V1MatchCondition> notTheBundle = notTheBundle(objects);
         objects.add(mutatingConfiguration(notTheBundle));
         objects.add(validatingConfiguration(notTheBundle));
@@ -364,7 +365,7 @@ final class Bundle {
                 .subjects(List.of(subject(name)));
     }
 
-    private static Map<String, String> serverSelector() {
+    static Map<String, String> serverSelector() {
         return Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/component", "server");
     }
 

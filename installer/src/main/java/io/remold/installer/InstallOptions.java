@@ -29,6 +29,7 @@ import java.util.regex.Pattern;
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
  * @param reports    whether OpenReports' CRDs are installed and the server writes reports into them
  * @param existingApply resources ({@code [group/]plural}) the server may write for rules with {@code existing: Apply}
+ * @param monitoring which parts of the observability pack are installed (ServiceMonitor, PrometheusRule, dashboard)
  */
 record InstallOptions(
         String namespace,
@@ -59,7 +60,8 @@ record InstallOptions(
         boolean kinitirasCrossNamespaceOverrides,
         boolean kinitirasWebhookLabel,
         boolean reports,
-        List<String> existingApply) {
+        List<String> existingApply,
+        Monitoring monitoring) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -150,6 +152,11 @@ record InstallOptions(
               --reports                        also install OpenReports' CRDs (openreports.io: Report,
                                                ClusterReport) and let the server write what Shadow and
                                                Warn rules and impact scans find into them (docs/reports.md)
+              --service-monitor                add a ServiceMonitor (Prometheus Operator, monitoring.coreos.com/v1)
+                                               and a Service of the admin port for it to scrape
+              --prometheus-rule                add a PrometheusRule with the alerts of docs/operations.md
+              --dashboard                      add the Grafana dashboard as a ConfigMap labelled
+                                               grafana_dashboard: "1"
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
@@ -168,7 +175,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of());
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of(), Monitoring.NONE);
     }
 
     boolean inCluster() {
@@ -189,7 +196,8 @@ record InstallOptions(
                 existingApply = o.existingApply;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
                 nodeAnnotations = false, kinitiras = false, crossNamespaceOverrides = false, webhookLabel = false,
-                reports = false;
+                reports = false,
+                        serviceMonitor = false, prometheusRule = false, dashboard = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -210,6 +218,9 @@ record InstallOptions(
                 case "--kinitiras-cross-namespace-overrides" -> crossNamespaceOverrides = true;
                 case "--kinitiras-webhook-label" -> webhookLabel = true;
                 case "--reports" -> reports = true;
+                case "--service-monitor" -> serviceMonitor = true;
+                case "--prometheus-rule" -> prometheusRule = true;
+                case "--dashboard" -> dashboard = true;
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
@@ -271,13 +282,18 @@ record InstallOptions(
                     + "in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
                     + "options and protect its port yourself");
         }
+        if (url != null && serviceMonitor) {
+            throw new UsageException("--service-monitor scrapes the in-cluster server: with --webhook-url, scrape "
+                    + "your server's admin port yourself");
+        }
         byte[] caBundle = caFile == null ? null : readCa("--ca-file", caFile);
         byte[] clientCa = clientCaFile == null ? null : readCa("--client-ca-file", clientCaFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply,
+                new Monitoring(serviceMonitor, prometheusRule, dashboard));
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

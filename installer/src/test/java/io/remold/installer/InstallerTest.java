@@ -89,6 +89,8 @@ class InstallerTest {
                 Arguments.of("kinitiras-compat", new String[] {"--tag", "1.0.0", "--kinitiras-compat"}),
                 Arguments.of("cert-manager", new String[] {"--tag", "1.0.0", "--cert-manager"}),
                 Arguments.of("reports", new String[] {"--tag", "1.0.0", "--reports"}),
+                Arguments.of("observability", new String[] {"--tag", "1.0.0", "--service-monitor", "--prometheus-rule",
+                        "--dashboard"}),
                 Arguments.of("webhook-url", new String[] {"--webhook-url", "https://127.0.0.1:9443/",
                         "--ca-file", caFile(), "--kubemod-compat"}),
                 Arguments.of("custom", new String[] {"--namespace", "admission", "--image", "registry.example/remold",
@@ -133,9 +135,10 @@ class InstallerTest {
         assertThat(kinds.get(kinds.size() - 2), is("MutatingWebhookConfiguration"));
         assertThat(kinds.get(kinds.size() - 1), is("ValidatingWebhookConfiguration"));
 
-        // cert-manager's kinds have no model in the client; everything else must load into one
+        // cert-manager's and Prometheus Operator's kinds have no model in the client; everything else must load into one
         String modelled = String.join("\n", documents.stream()
-                .filter(d -> !String.valueOf(d.get("apiVersion")).startsWith("cert-manager.io/"))
+                .filter(d -> !String.valueOf(d.get("apiVersion")).startsWith("cert-manager.io/")
+                        && !String.valueOf(d.get("apiVersion")).startsWith("monitoring.coreos.com/"))
                 .map(d -> new org.yaml.snakeyaml.Yaml().dump(d)).map(d -> "---\n" + d).toList());
         List<Object> objects = Yaml.loadAll(modelled);
         for (Object object : objects) {
@@ -424,7 +427,9 @@ class InstallerTest {
                 clusterScoped.add(resource + " " + meta.get("name"));
             }
         }
-        List<Object> objects = Yaml.loadAll(bundle.replaceAll("(?s)---\napiVersion: cert-manager.io.*?(?=---)", ""));
+        // the kinds without a client-java model (cert-manager's, Prometheus Operator's) left out
+        List<Object> objects = Yaml.loadAll(bundle.replaceAll(
+                "(?s)---\napiVersion: (cert-manager\\.io|monitoring\\.coreos\\.com)/.*?(?=---)", ""));
         var targets = new ArrayList<List<V1MatchCondition>>();
         for (var webhook : only(objects, V1MutatingWebhookConfiguration.class).getWebhooks()) {
             assertThat(webhook.getName(), webhook.getObjectSelector(), is(nullValue()));
@@ -664,7 +669,9 @@ class InstallerTest {
                         "configure the in-cluster server"),
                 Arguments.of(new String[] {"--webhook-url", "https://h", "--tenant-scripts", "team-a"},
                         "configure the in-cluster server"),
-                Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"));
+                Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"),
+                Arguments.of(new String[] {"--webhook-url", "https://h", "--service-monitor"},
+                        "--service-monitor scrapes the in-cluster server"));
     }
 
     @ParameterizedTest

@@ -12,6 +12,8 @@ import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
 import io.remold.server.http.ShadowWorker;
+import io.remold.server.http.OtlpTracing;
+import io.remold.server.http.Tracing;
 import io.remold.server.http.TlsFiles;
 import io.remold.server.http.WebhookServer;
 import io.remold.server.kube.ClusterMode;
@@ -71,6 +73,7 @@ final class Serve implements AutoCloseable {
         store.kubemodSystemNamespace(config.kubemodSystem());
         store.tenantScripts(config.tenantScripts());
         metrics.syncedBy(store::isReady);
+        metrics.rulesNotReadyBy(store::notReadyCount);
         resources.push(store); // closed last: the rule sources and the server stop first
         try {
             config.rules().ifPresent(dir -> {
@@ -115,6 +118,7 @@ final class Serve implements AutoCloseable {
                         informers, scans);
                 resources.push(cluster);
                 leading.set(cluster);
+                metrics.leaderBy(cluster::leader);
                 if (reports != null) {
                     store.onSnapshot(snapshot -> reports.retain(snapshot.outcomeNames()));
                     cluster.writeReports(reports, config.reports().interval());
@@ -138,11 +142,14 @@ final class Serve implements AutoCloseable {
             this.bindings = bindings;
             var shadow = new ShadowWorker(config.shadowQueue(), config.maxBodyBytesInFlight(), impact, metrics);
             resources.push(shadow); // closed after the server: requests in flight may still hand it work
+            Tracing tracing = config.otlpEndpoint().<Tracing>map(endpoint -> new OtlpTracing(endpoint, "remold"))
+                    .orElse(Tracing.OFF);
+            resources.push(tracing); // closed after the server: the last requests' spans are exported
             this.server = new WebhookServer(config.host(), config.port(),
                     config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,
                     config.pollInterval(), config.shutdownGrace(), config.drain(), store, refs, bindings, metrics,
-                    new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()), config.requestBudget(),
-                    shadow);
+                    tracing, new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()),
+                    config.requestBudget(), shadow);
             resources.push(server);
         } catch (RuntimeException e) {
             close();

@@ -11,6 +11,8 @@ import io.remold.server.log.LogFormat;
 import io.remold.server.reports.ReportLimits;
 import io.remold.server.reports.ReportOptions;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -33,7 +35,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
                     KinitirasOptions kinitiras, ReportOptions reports,
                     ExistingApplyOptions existingApply, int shadowQueue,
-                    ScanSettings impact) {
+                    ScanSettings impact, Optional<URI> otlpEndpoint) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -105,7 +107,10 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("impact-rescan-interval-seconds", "how often a rule with existing: Apply in Enforce is scanned"
                     + " again (a field changed back is noticed), and a scan that failed or was forbidden is tried"
                     + " again"),
-            new Key("impact-samples", "verdicts (and as many conflicts) a rule's status.impact keeps as examples"));
+            new Key("impact-samples", "verdicts (and as many conflicts) a rule's status.impact keeps as examples"),
+            new Key("otlp-endpoint", "OpenTelemetry collector's OTLP/HTTP base URL (http or https, e.g."
+                    + " http://otel-collector:4318): admission requests are traced there; empty (the default): no"
+                    + " traces"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -170,7 +175,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 new ScanSettings(number(config, "impact-rate"),
                         Duration.ofSeconds(number(config, "impact-rescan-interval-seconds")),
                         (int) Math.min(Integer.MAX_VALUE, number(config, "impact-samples")), ScanSettings.PATCH_BYTES,
-                        ScanSettings.PAGE_SIZE));
+                        ScanSettings.PAGE_SIZE),
+                httpUrl(config, "otlp-endpoint"));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */
@@ -264,6 +270,25 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(key + " must be json or text: \"" + text + "\"");
         }
+    }
+
+    /** An http or https URL with a host, or empty when blank. */
+    private static Optional<URI> httpUrl(Config config, String key) {
+        String text = string(config, key).trim();
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            URI uri = new URI(text);
+            if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                    && uri.getRawQuery() == null && uri.getRawFragment() == null && uri.getRawUserInfo() == null) {
+                return Optional.of(uri);
+            }
+        } catch (URISyntaxException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(key + " must be an http or https URL with a host and no user, query or"
+                + " fragment: \"" + text + "\"");
     }
 
     private static IllegalArgumentException missing(String key) {

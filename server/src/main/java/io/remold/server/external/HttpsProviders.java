@@ -236,6 +236,11 @@ public final class HttpsProviders implements ExternalData, AutoCloseable {
                 "Calls to external data providers that failed as a whole (transport, status, malformed, size,"
                         + " systemError, not idempotent, timeout); a key missing from an answer fails only that key"
                         + " and is not counted.", c -> c.failures.sum());
+        var clients = new java.util.TreeMap<>(inForce.clients());
+        sb.append("# HELP remold_external_breaker_open 1 while a provider's circuit breaker refuses calls.\n");
+        sb.append("# TYPE remold_external_breaker_open gauge\n");
+        clients.forEach((provider, client) -> sb.append("remold_external_breaker_open{provider=\"").append(provider)
+                .append("\"} ").append(client.breakerOpen() ? 1 : 0).append('\n'));
     }
 
     private static void series(StringBuilder sb, Map<String, ProviderCounters> counters, String name, String help,

@@ -421,6 +421,16 @@ final class ProviderClient {
         }
     }
 
+    /** Whether the breaker refuses calls now (the remold_external_breaker_open gauge). */
+    boolean breakerOpen() {
+        lock.lock();
+        try {
+            return breaker.isOpen();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether a call for {@code key} is awaited (for tests). */
     boolean pending(String key) {
         lock.lock();

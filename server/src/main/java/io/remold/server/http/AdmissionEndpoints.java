@@ -20,6 +20,7 @@ import io.remold.engine.Family;
 import io.remold.engine.RuleCompilation;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
+import io.remold.engine.StageObserver;
 import io.remold.json.JsonTree;
 import io.remold.rules.Snapshot;
 import io.remold.rules.impact.ImpactSink;
@@ -75,6 +76,7 @@ final class AdmissionEndpoints {
     private final Metrics metrics;
     /** Where the Shadow rules' evaluation and the Warn rules' verdicts go, after the answer. */
     private final ShadowWorker shadow;
+    private final Tracing tracing;
     private final RequestBodies bodies;
     /** How long deciding one /mutate or /validate may take: its rules of every family share it. */
     private final Duration requestBudget;
@@ -83,8 +85,9 @@ final class AdmissionEndpoints {
     private record Result(AdmissionReview.Response response, Metrics.Outcome outcome) {
     }
 
-    AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics,
+    AdmissionEndpoints(RuleStore store, ClusterRefs refs, BindingListener bindings, Metrics metrics, Tracing tracing,
                        RequestBodies bodies, Duration requestBudget, ShadowWorker shadow) {
+        this.tracing = tracing;
         this.store = store;
         this.shadow = shadow;
         this.requestBudget = requestBudget;
@@ -98,9 +101,9 @@ final class AdmissionEndpoints {
         rules.post("/mutate", (req, res) -> handle(Metrics.Endpoint.mutate, req, res, this::mutate))
                 .post("/validate", (req, res) -> handle(Metrics.Endpoint.validate, req, res, this::validate))
                 .post("/validate-modrule", (req, res) -> handle(Metrics.Endpoint.validate_modrule, req, res,
-                        (review, bodyBytes) -> validateModRule(review)))
+                        (review, bodyBytes, stages) -> validateModRule(review)))
                 .post("/mutate-rule", (req, res) -> handle(Metrics.Endpoint.mutate_rule, req, res,
-                        (review, bodyBytes) -> mutateRule(review)))
+                        (review, bodyBytes, stages) -> mutateRule(review)))
                 .post("/noop", this::noop);
     }
 
@@ -116,21 +119,24 @@ final class AdmissionEndpoints {
         metrics.request(Metrics.Endpoint.noop, Metrics.Outcome.allowed, System.nanoTime() - start);
     }
 
-    /** An endpoint's decision of a review whose body had {@code bodyBytes} bytes. */
+    /** An endpoint's decision of a review whose body had {@code bodyBytes} bytes, its stages told to {@code stages}. */
     private interface Decider {
-        Result decide(AdmissionReview review, int bodyBytes);
+        Result decide(AdmissionReview review, int bodyBytes, StageObserver stages);
     }
 
     private void handle(Metrics.Endpoint endpoint, ServerRequest req, ServerResponse res, Decider decider) {
         long start = System.nanoTime();
+        Tracing.RequestSpan span = tracing.start(endpoint.path(),
+                name -> req.headers().first(HeaderNames.create(name)));
         Metrics.Outcome outcome;
         // The body's bytes count against the in-flight budget until the answer is sent.
         try (BodyBudget.Lease lease = bodies.lease()) {
             byte[] body = bodies.read(req, lease);
             AdmissionReview review = AdmissionReview.parse(parse(body));
+            span.review(review);
             Result result;
             try {
-                result = decider.decide(review, body.length);
+                result = decider.decide(review, body.length, span.stages());
             } catch (AdmissionReview.Invalid e) {
                 throw e; // a field the decision needed is malformed (a Binding without its target): 400, no trace
             } catch (RuntimeException e) {
@@ -148,9 +154,11 @@ final class AdmissionEndpoints {
         } catch (RequestBodies.BodyNotReceived e) {
             LOG.fine(() -> endpoint.path() + ": " + e.getMessage() + "; connection closed");
             metrics.request(endpoint, Metrics.Outcome.unread, System.nanoTime() - start);
+            span.end(Metrics.Outcome.unread);
             throw e;
         }
         metrics.request(endpoint, outcome, System.nanoTime() - start);
+        span.end(outcome);
     }
 
     private static JsonValue parse(byte[] body) {
@@ -161,7 +169,7 @@ final class AdmissionEndpoints {
         }
     }
 
-    private Result mutate(AdmissionReview review, int bodyBytes) {
+    private Result mutate(AdmissionReview review, int bodyBytes, StageObserver stages) {
         if (isBinding(review)) {
             if (!review.dryRun()) {
                 bindings.bound(review.namespace(), review.name(), bindingTarget(review.object()));
@@ -170,7 +178,7 @@ final class AdmissionEndpoints {
         }
         Snapshot snapshot = store.snapshot();
         long start = System.nanoTime();
-        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.MUTATE, start);
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.MUTATE, start, stages);
         if (decision == null) {
             return allowed(review);
         }
@@ -218,10 +226,10 @@ final class AdmissionEndpoints {
         return new Result(response, decision.patch().isEmpty() ? Metrics.Outcome.allowed : Metrics.Outcome.patched);
     }
 
-    private Result validate(AdmissionReview review, int bodyBytes) {
+    private Result validate(AdmissionReview review, int bodyBytes, StageObserver stages) {
         Snapshot snapshot = store.snapshot();
         long start = System.nanoTime();
-        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.VALIDATE, start);
+        Decision decision = decide(review, bodyBytes, snapshot, Endpoint.VALIDATE, start, stages);
         if (decision == null) {
             return allowed(review);
         }
@@ -268,9 +276,9 @@ final class AdmissionEndpoints {
         MUTATE(engine -> engine.ruleCount() + engine.stageRuleCount(), Engine::mutate),
         VALIDATE(engine -> engine.ruleCount() + engine.validationStageRuleCount(), Engine::validate);
 
-        /** How an engine decides a request by a deadline. */
+        /** How an engine decides a request by a deadline, telling {@code stages} of its stages. */
         private interface Deciding {
-            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos);
+            Decision decide(Engine engine, AdmissionRequest request, long deadlineNanos, StageObserver stages);
         }
 
         final ToIntFunction<Engine> ruleCount;
@@ -287,14 +295,14 @@ final class AdmissionEndpoints {
      * apply (none in the snapshot, or the namespace is ignored).
      */
     private Decision decide(AdmissionReview review, int bodyBytes, Snapshot snapshot, Endpoint endpoint,
-                            long startNanos) {
+                            long startNanos, StageObserver stages) {
         boolean enforcing = endpoint.ruleCount.applyAsInt(snapshot.engine()) > 0;
         if (!enforcing && snapshot.shadow().isEmpty() || refs.ignored(review.namespace())) {
             return null;
         }
         AdmissionRequest request = request(review);
         Decision decision = enforcing ? endpoint.deciding.decide(snapshot.engine(), request,
-                deadline(startNanos)) : null;
+                deadline(startNanos), stages) : null;
         afterAnswer(review, bodyBytes, snapshot, request, decision, endpoint);
         return decision;
     }

@@ -8,6 +8,9 @@ import io.remold.rules.impact.ImpactSink;
 import io.remold.rules.impact.ObjectRef;
 import io.remold.rules.impact.Verdict;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -15,14 +18,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Counters in the Prometheus text exposition format, written by hand: the request path only touches
  * {@link LongAdder}s found without allocation (endpoints are an enum; rule counters are created once per rule).
  */
 public final class Metrics implements ImpactSink {
-    /** Upper bounds of the latency buckets, in seconds. */
-    private static final double[] BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+    /**
+     * Upper bounds of the latency buckets, in seconds; up to the longest webhook timeout (30 s), so that a p99 near
+     * any timeout (the PrometheusRule's alert at 80% of it) falls inside a bucket and not beyond the last one.
+     */
+    private static final double[] BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+            5, 10, 30};
 
     enum Endpoint {
         mutate, validate, validate_modrule, mutate_rule, noop;
@@ -68,6 +76,11 @@ public final class Metrics implements ImpactSink {
     private volatile BooleanSupplier synced = () -> false;
     /** Appends the external data providers' counters (one series per Provider in force). */
     private volatile Consumer<StringBuilder> externalData = sb -> { };
+    /** Whether this replica leads, or null where no replica campaigns (folder mode): then no series. */
+    private volatile BooleanSupplier leader;
+    private volatile IntSupplier rulesNotReady = () -> 0;
+    /** The serving certificate's notAfter in Unix seconds, or 0 before one is loaded. */
+    private volatile long certificateNotAfter;
 
     public Metrics() {
         for (int i = 0; i < endpoints.length; i++) {
@@ -89,6 +102,21 @@ public final class Metrics implements ImpactSink {
 
     public void externalData(Consumer<StringBuilder> writer) {
         this.externalData = writer;
+    }
+
+    /** Exports {@code remold_leader} from now on (cluster mode, where the replicas elect a leader). */
+    public void leaderBy(BooleanSupplier leader) {
+        this.leader = leader;
+    }
+
+    /** Rules the server holds but does not run: invalid, refused or disabled (their Ready condition is False). */
+    public void rulesNotReadyBy(IntSupplier count) {
+        this.rulesNotReady = count;
+    }
+
+    /** The serving certificate now in use expires at {@code notAfter}. */
+    void certificate(Instant notAfter) {
+        this.certificateNotAfter = notAfter.getEpochSecond();
     }
 
     void request(Endpoint endpoint, Outcome outcome, long nanos) {
@@ -211,8 +239,35 @@ public final class Metrics implements ImpactSink {
         sb.append("remold_rule_rebuilds_total ").append(rebuilds.sum()).append('\n');
         header(sb, "remold_rule_rebuild_seconds", "gauge", "Time the last engine snapshot took to build.");
         sb.append("remold_rule_rebuild_seconds ").append(lastRebuildSeconds).append('\n');
+        header(sb, "remold_rules_not_ready", "gauge",
+                "Rules held but not in force (invalid, refused or disabled): their Ready condition is False.");
+        sb.append("remold_rules_not_ready ").append(rulesNotReady.getAsInt()).append('\n');
+        header(sb, "remold_tls_certificate_not_after_seconds", "gauge",
+                "Unix time at which the serving certificate in use expires.");
+        sb.append("remold_tls_certificate_not_after_seconds ").append(certificateNotAfter).append('\n');
+        BooleanSupplier leads = leader;
+        header(sb, "remold_leader", "gauge", "1 on the replica that holds the leader lease (cluster mode only).");
+        if (leads != null) {
+            sb.append("remold_leader ").append(leads.getAsBoolean() ? 1 : 0).append('\n');
+        }
+        jvmMemory(sb);
         externalData.accept(sb);
         return sb.toString();
+    }
+
+    /** Heap and non-heap memory: what the container's fixed -Xmx and memory limit are read against. */
+    private static void jvmMemory(StringBuilder sb) {
+        var memory = ManagementFactory.getMemoryMXBean();
+        MemoryUsage heap = memory.getHeapMemoryUsage();
+        MemoryUsage nonHeap = memory.getNonHeapMemoryUsage();
+        header(sb, "remold_jvm_memory_used_bytes", "gauge", "JVM memory in use, by area.");
+        sb.append("remold_jvm_memory_used_bytes{area=\"heap\"} ").append(heap.getUsed()).append('\n');
+        sb.append("remold_jvm_memory_used_bytes{area=\"nonheap\"} ").append(nonHeap.getUsed()).append('\n');
+        header(sb, "remold_jvm_memory_committed_bytes", "gauge", "JVM memory committed by the operating system, by area.");
+        sb.append("remold_jvm_memory_committed_bytes{area=\"heap\"} ").append(heap.getCommitted()).append('\n');
+        sb.append("remold_jvm_memory_committed_bytes{area=\"nonheap\"} ").append(nonHeap.getCommitted()).append('\n');
+        header(sb, "remold_jvm_memory_max_bytes", "gauge", "The JVM's heap bound (-Xmx).");
+        sb.append("remold_jvm_memory_max_bytes{area=\"heap\"} ").append(heap.getMax()).append('\n');
     }
 
     private static void header(StringBuilder sb, String name, String type, String help) {

@@ -85,6 +85,11 @@ public record TlsFiles(Path cert, Path key, Optional<Path> clientCa) {
         return tls.build();
     }
 
+    /** When the serving certificate (the chain's first) expires. */
+    Instant notAfter() {
+        return readChain(cert).get(0).getNotAfter().toInstant();
+    }
+
     private static List<X509Certificate> readChain(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             var chain = CertificateFactory.getInstance("X.509").generateCertificates(in).stream()

@@ -48,6 +48,7 @@ public final class WebhookServer implements AutoCloseable {
     private final RequestBodies bodies;
     private final ChangePoller certificateWatch;
     private final Duration drain;
+    private final Metrics metrics;
     private volatile boolean draining;
 
     /**
@@ -60,10 +61,11 @@ public final class WebhookServer implements AutoCloseable {
      */
     public WebhookServer(String host, int port, OptionalInt adminPort, TlsFiles tls, Duration pollInterval,
                   Duration shutdownGrace, Duration drain, RuleStore store, ClusterRefs refs, BindingListener bindings,
-                  Metrics metrics, HttpLimits limits, Duration requestBudget, ShadowWorker shadow) {
+                  Metrics metrics, Tracing tracing, HttpLimits limits, Duration requestBudget, ShadowWorker shadow) {
         this.drain = drain;
+        this.metrics = metrics;
         this.bodies = new RequestBodies(limits);
-        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, bodies, requestBudget, shadow);
+        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, tracing, bodies, requestBudget, shadow);
         var routing = HttpRouting.builder();
         routing.addFilter((chain, req, res) -> {
             if (draining) {
@@ -85,7 +87,7 @@ public final class WebhookServer implements AutoCloseable {
                 // not held to the bound above (WebhookServerTest fails).
                 .addProtocol(Http1Config.builder().addReceiveListener(bodies.deadlines()).build())
                 .addProtocol(Http2Config.builder().maxConcurrentStreams(MAX_STREAMS_PER_CONNECTION).build())
-                .tls(tls.load())
+                .tls(loaded(tls))
                 .routing(routing);
         adminPort.ifPresent(admin -> builder.putSocket(ADMIN, socket -> socket
                 .host(host)
@@ -117,8 +119,15 @@ public final class WebhookServer implements AutoCloseable {
                 });
     }
 
-    private void reload(TlsFiles files) {
+    /** The files' TLS settings, their certificate's expiry counted. */
+    private Tls loaded(TlsFiles files) {
         Tls tls = files.load();
+        metrics.certificate(files.notAfter());
+        return tls;
+    }
+
+    private void reload(TlsFiles files) {
+        Tls tls = loaded(files);
         server.reloadTls(tls);
         LOG.info("TLS certificate reloaded from " + files.cert()
                 + files.clientCa().map(ca -> ", client CA from " + ca).orElse(""));

@@ -26,9 +26,11 @@ import io.remold.server.existing.ImpactScans;
 import io.remold.server.external.HttpsProviders;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +68,8 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
     /** Each rule's mode and existing policy, by source key (of every family). */
     private final Map<String, RuleControls> controls = new HashMap<>();
     private final Map<String, Provider> providers = new TreeMap<>();
+    /** Source keys of the rules last put and refused (invalid, or not allowed here): not Ready, not in force. */
+    private final Set<String> refused = new HashSet<>();
     private TenantScripts tenantScripts = TenantScripts.NONE;
     /** The Providers in force; engines hold it, so a Provider change needs no build. */
     private final HttpsProviders externalData = new HttpsProviders();
@@ -229,6 +233,14 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
         return new RuleCompilation(compilation.rule(), problems);
     }
 
+    /** Rules held but not in force: refused when put, or disabled by the snapshot in force. */
+    public int notReadyCount() {
+        int disabled = snapshot.get().disabled().size();
+        synchronized (this) {
+            return refused.size() + disabled;
+        }
+    }
+
     /** Whether the source has delivered its initial state and a snapshot of it is in force (the readiness probe). */
     public synchronized boolean isReady() {
         return ready;
@@ -241,10 +253,10 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
             ModRule previous = compilation.ok() ? rules.put(key, rule) : rules.remove(key);
             if (compilation.ok()) {
                 controls.put(key, ruleControls);
+                refused.remove(key);
             } else {
                 controls.remove(key);
-            }
-            if (!compilation.ok()) {
+                refused.add(key);
                 LOG.warning("ModRule " + rule.id() + " from " + key + " is invalid and skipped: "
                         + compilation.errors());
             }
@@ -261,8 +273,10 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
         if (refusal.isPresent()) {
             LOG.warning(refusal.get() + " (from " + key + ")");
             remove(key);
+            refused.add(key);
             return refusal;
         }
+        refused.remove(key);
         familyRules.computeIfAbsent(family.family(), f -> new TreeMap<>()).put(key, rule);
         controls.put(key, ruleControls);
         changed();
@@ -370,6 +384,7 @@ public final class RuleStore implements RuleSink, ImpactScans.Rules, AutoCloseab
 
     @Override
     public synchronized void remove(String key) {
+        refused.remove(key);
         if (providers.remove(key) != null) {
             externalData.use(providers.values());
         }

@@ -202,9 +202,11 @@ class HttpsProvidersTest {
         server.flakyFails = true;
         try (var providers = providers(clock, provider("p", "flaky", ""))) {
             for (int i = 0; i < Breaker.FAILURES_TO_OPEN; i++) {
+                assertThat(breakerGauge(providers), containsString("remold_external_breaker_open{provider=\"p\"} 0\n"));
                 assertThat(providers.fetch("p", List.of("flaky-f" + i)).get("flaky-f" + i).error(),
                         equalTo("the provider answered HTTP 500"));
             }
+            assertThat(breakerGauge(providers), containsString("remold_external_breaker_open{provider=\"p\"} 1\n"));
             clock.addAndGet(Duration.ofMillis(2500).toNanos());
             assertThat(providers.fetch("p", List.of("flaky-2")).get("flaky-2").error(), equalTo(
                     "provider failing: 5 calls in a row failed; retried after 8s"));
@@ -216,9 +218,16 @@ class HttpsProvidersTest {
             Answer after = providers.fetch("p", List.of("flaky-2")).get("flaky-2");
             assertThat(after.value(), equalTo(Json.createValue("value-of-flaky-2")));
             assertThat(server.asked("flaky-2"), is(1));
+            assertThat(breakerGauge(providers), containsString("remold_external_breaker_open{provider=\"p\"} 0\n"));
         } finally {
             server.flakyFails = false;
         }
+    }
+
+    private static String breakerGauge(HttpsProviders providers) {
+        var metrics = new StringBuilder();
+        providers.writeMetrics(metrics);
+        return metrics.toString();
     }
 
     /**
