@@ -258,8 +258,10 @@ public final class Engine {
                     }
                     if (lastApplied != null) {
                         try {
-                            lastApplied = JsonPatcher.apply(lastApplied, ops);
-                            lastAppliedChanged = true;
+                            JsonValue patched = JsonPatcher.apply(lastApplied, ops);
+                            // A patch that leaves it as it was does not rewrite it (nor drop kubectl's final newline).
+                            lastAppliedChanged |= !patched.equals(lastApplied);
+                            lastApplied = patched;
                         } catch (JsonPatcher.PatchException e) {
                             // The annotation keeps what it had when the rule does not fit it.
                         }

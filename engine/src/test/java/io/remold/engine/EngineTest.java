@@ -296,6 +296,19 @@ class EngineTest {
         assertThat(json(annotation), equalTo(json("{'kind':'Pod','metadata':{'name':'web','labels':{'app':'x','color':'blue'}}}")));
     }
 
+    @Test
+    void aPatchThatLeavesTheLastAppliedConfigurationAsItWasDoesNotRewriteIt() {
+        // kubectl writes the annotation with a final newline; re-serializing it would be a change of the object.
+        String applied = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"color\":\"blue\"}}}\n";
+        String object = JsonTree.goText(Json.PROVIDER.createObjectBuilder(json(applied).asJsonObject())
+                .add("metadata", Json.PROVIDER.createObjectBuilder(json("{'name':'web','labels':{'color':'blue'}}")
+                        .asJsonObject()).add("annotations", Json.PROVIDER.createObjectBuilder()
+                        .add(Engine.LAST_APPLIED, applied))).build());
+        Decision d = mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind'}],"
+                + " patch: [{op: add, path: /metadata/labels/color, value: blue}]}")), "ns", object);
+        assertThat(d.patch(), equalTo(JsonValue.EMPTY_JSON_ARRAY));
+    }
+
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource(delimiter = '|', textBlock = """
             [CREATE]         | CREATE | true

@@ -13,6 +13,7 @@ import java.lang.management.MemoryUsage;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -175,7 +176,11 @@ public final class Metrics implements ImpactSink {
 
     /** Counts an installed rule snapshot and drops the counters of rules it no longer holds. */
     public void installed(Snapshot snapshot) {
-        rulesRebuilt(snapshot.engine().ruleCount(), snapshot.ruleCount(Gatekeeper.FAMILY), snapshot.buildNanos());
+        // Every mode's rules: a Shadow rule is held, and evaluated, as much as an enforced one.
+        Optional<Snapshot> shadow = snapshot.shadow();
+        rulesRebuilt(snapshot.engine().ruleCount() + shadow.map(s -> s.engine().ruleCount()).orElse(0),
+                snapshot.ruleCount(Gatekeeper.FAMILY) + shadow.map(s -> s.ruleCount(Gatekeeper.FAMILY)).orElse(0),
+                snapshot.buildNanos());
         retainRules(snapshot.outcomeNames());
     }
 
@@ -229,7 +234,7 @@ public final class Metrics implements ImpactSink {
         header(sb, "remold_shadow_dropped_total", "counter", "Admission requests whose Shadow evaluation was dropped"
                 + " because the shadow queue was full.");
         sb.append("remold_shadow_dropped_total ").append(shadowDropped.sum()).append('\n');
-        header(sb, "remold_rules", "gauge", "ModRules in the current engine snapshot.");
+        header(sb, "remold_rules", "gauge", "ModRules in the current snapshot, in every mode.");
         sb.append("remold_rules ").append(ruleCount).append('\n');
         header(sb, "remold_gatekeeper_mutators", "gauge", "Gatekeeper mutators in the current engine snapshot.");
         sb.append("remold_gatekeeper_mutators ").append(mutatorCount).append('\n');
