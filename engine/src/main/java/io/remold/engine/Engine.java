@@ -2,6 +2,7 @@ package io.remold.engine;
 
 import io.remold.api.AdmissionOperation;
 import io.remold.api.ModRule;
+import io.remold.api.PatchOp;
 import io.remold.api.RuleType;
 import io.remold.jsonpath.JsonPathEvaluationException;
 import io.remold.json.JsonTree;
@@ -165,6 +166,26 @@ public final class Engine {
     /** The RFC 6902 patch from {@code before} to {@code after}, as the engine answers it (for stages' outcomes). */
     public static JsonArray diff(JsonValue before, JsonValue after) {
         return JsonDiff.toJson(JsonDiff.diff(before, after));
+    }
+
+    /**
+     * What a rule's own operations (an outcome's {@code applied}) change of {@code before}, as a strict RFC 6902 patch:
+     * a parent the operations create implicitly is added whole, and an operation that writes what is there already
+     * is no change. The operations themselves when they do not apply to {@code before} (a later tier's rule whose
+     * input an earlier rule made).
+     */
+    public static JsonArray effect(JsonValue before, JsonArray applied) {
+        var operations = new ArrayList<JsonPatcher.Operation>(applied.size());
+        try {
+            for (JsonValue operation : applied) {
+                JsonObject o = operation.asJsonObject();
+                operations.add(new JsonPatcher.Operation(PatchOp.valueOf(o.getString("op")), o.getString("path"),
+                        o.get("value")));
+            }
+            return diff(before, JsonPatcher.apply(before, operations));
+        } catch (JsonPatcher.PatchException | RuntimeException e) {
+            return applied;
+        }
     }
 
     /** Rules that failed to compile and are skipped, with their problems. */

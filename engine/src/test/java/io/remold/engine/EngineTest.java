@@ -296,6 +296,18 @@ class EngineTest {
         assertThat(json(annotation), equalTo(json("{'kind':'Pod','metadata':{'name':'web','labels':{'app':'x','color':'blue'}}}")));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            a parent made implicitly   | {'metadata':{}}                      | [{'op':'add','path':'/metadata/labels/team','value':'blue'}]  | [{'op':'add','path':'/metadata/labels','value':{'team':'blue'}}]
+            what is there already      | {'metadata':{'labels':{'team':'blue'}}} | [{'op':'add','path':'/metadata/labels/team','value':'blue'}]  | []
+            a replace                  | {'spec':{'replicas':1}}              | [{'op':'replace','path':'/spec/replicas','value':3}]          | [{'op':'replace','path':'/spec/replicas','value':3}]
+            not applicable to before   | {'spec':{'replicas':1}}              | [{'op':'add','path':'/spec/replicas/x','value':2}]            | [{'op':'add','path':'/spec/replicas/x','value':2}]
+            """)
+    void anOutcomesEffectIsTheStrictPatchOfWhatItsOperationsChange(String name, String before, String applied,
+                                                                  String effect) {
+        assertThat(Engine.effect(json(before), json(applied).asJsonArray()), equalTo(json(effect)));
+    }
+
     @Test
     void aPatchThatLeavesTheLastAppliedConfigurationAsItWasDoesNotRewriteIt() {
         // kubectl writes the annotation with a final newline; re-serializing it would be a change of the object.

@@ -268,13 +268,14 @@ class RuleModesTest {
                       match: [{select: '$.kind', matchValue: Pod}]
                       patch: [{op: replace, path: /spec/missing/deeper, value: '"x"'}]
                     """));
-            Decision decision = snapshot.engine().mutate(AdmissionRequest.create("team-a", POD));
-            List<RuleVerdict> verdicts = Verdicts.of(decision, rule -> true);
+            AdmissionRequest request = AdmissionRequest.create("team-a", POD);
+            Decision decision = snapshot.engine().mutate(request);
+            List<RuleVerdict> verdicts = Verdicts.of(decision, request.object(), rule -> true);
             assertThat(verdicts.stream().map(RuleVerdict::rule).toList(),
                     equalTo(List.of("team-a/broken", "team-a/same")));
             assertThat(verdicts.get(0).verdict() instanceof Verdict.Fails, is(true));
             assertThat(verdicts.get(1).verdict(), is(Verdict.UNCHANGED));
-            assertThat(Verdicts.of(decision, rule -> rule.endsWith("same")).size(), is(1));
+            assertThat(Verdicts.of(decision, request.object(), rule -> rule.endsWith("same")).size(), is(1));
         } finally {
             families.forEach(Family::close);
         }

@@ -17,7 +17,7 @@ public final class AdmissionVerdicts {
 
     /** The Warn rules' verdicts in the enforcing engine's {@code decision}. */
     public static List<RuleVerdict> warned(Snapshot snapshot, Decision decision) {
-        return Verdicts.of(decision, rule -> snapshot.mode(rule) == RuleMode.WARN);
+        return Verdicts.of(decision, decision.result(), rule -> snapshot.mode(rule) == RuleMode.WARN);
     }
 
     /**
@@ -26,14 +26,15 @@ public final class AdmissionVerdicts {
      */
     public static List<RuleVerdict> mutate(Snapshot snapshot, AdmissionRequest request, Decision enforced,
                                            long deadlineNanos) {
-        return snapshot.shadow().map(shadow -> Verdicts.of(shadow.engine().mutate(
-                enforced == null || enforced.patch().isEmpty() ? request : request.withObject(enforced.result()),
-                deadlineNanos), rule -> true)).orElse(List.of());
+        AdmissionRequest admitted = enforced == null || enforced.patch().isEmpty() ? request
+                : request.withObject(enforced.result());
+        return snapshot.shadow().map(shadow -> Verdicts.of(shadow.engine().mutate(admitted, deadlineNanos),
+                admitted.object(), rule -> true)).orElse(List.of());
     }
 
     /** The Shadow rules' verdicts on a validating request (its object is final: every mutation is done). */
     public static List<RuleVerdict> validate(Snapshot snapshot, AdmissionRequest request, long deadlineNanos) {
         return snapshot.shadow().map(shadow -> Verdicts.of(shadow.engine().validate(request, deadlineNanos),
-                rule -> true)).orElse(List.of());
+                request.object(), rule -> true)).orElse(List.of());
     }
 }

@@ -4,6 +4,8 @@ import io.remold.engine.Decision;
 import io.remold.engine.Engine;
 import io.remold.engine.Rejection;
 import io.remold.engine.RuleOutcome;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonValue;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +14,7 @@ import java.util.function.Predicate;
 /**
  * What each rule did in one decision ({@code mutate}'s or {@code validate}'s), as verdicts: a rule that failed
  * {@link Verdict.Fails} (a failed Reject rule, which refuses closed, too), one that refused {@link Verdict.Refuses},
- * one that changed the object {@link Verdict.Changes} (its own operations), one that matched and did neither
+ * one that changed the object {@link Verdict.Changes} (what its operations change), one that matched and did neither
  * {@link Verdict.Unchanged}. A rule that did not match gives none, nor does a script whose {@code jsa_validate}
  * admitted (it reports nothing), nor the engine's whole-patch outcome.
  */
@@ -20,8 +22,12 @@ public final class Verdicts {
     private Verdicts() {
     }
 
-    /** The verdicts of the rules {@code included} takes (by outcome name), in the order the engine ran them. */
-    public static List<RuleVerdict> of(Decision decision, Predicate<String> included) {
+    /**
+     * The verdicts of the rules {@code included} takes (by outcome name), in the order the engine ran them; a
+     * change as the RFC 6902 patch its operations make of {@code before}, the object the decision began with
+     * ({@link Engine#effect}).
+     */
+    public static List<RuleVerdict> of(Decision decision, JsonValue before, Predicate<String> included) {
         var refusals = new LinkedHashMap<String, Rejection>();
         for (Rejection rejection : decision.rejections()) {
             if (included.test(rejection.rule())) {
@@ -36,7 +42,7 @@ public final class Verdicts {
             }
             Rejection refusal = refusals.remove(outcome.rule());
             verdicts.putIfAbsent(outcome.rule(), new RuleVerdict(outcome.family(), outcome.rule(),
-                    verdict(outcome, refusal)));
+                    verdict(outcome, refusal, before)));
         }
         // A refusal without an outcome of its own (a stage may report only the rejection).
         refusals.values().forEach(r -> verdicts.putIfAbsent(r.rule(), new RuleVerdict(r.family(), r.rule(),
@@ -44,14 +50,15 @@ public final class Verdicts {
         return List.copyOf(verdicts.values());
     }
 
-    private static Verdict verdict(RuleOutcome outcome, Rejection refusal) {
+    private static Verdict verdict(RuleOutcome outcome, Rejection refusal, JsonValue before) {
         if (outcome.error() != null) {
             return new Verdict.Fails(outcome.error());
         }
         if (refusal != null) {
             return new Verdict.Refuses(message(refusal));
         }
-        return outcome.applied().isEmpty() ? Verdict.UNCHANGED : new Verdict.Changes(outcome.applied());
+        JsonArray patch = outcome.applied().isEmpty() ? outcome.applied() : Engine.effect(before, outcome.applied());
+        return patch.isEmpty() ? Verdict.UNCHANGED : new Verdict.Changes(patch);
     }
 
     /** The refusal's message; empty for a rule that refuses without one. */
