@@ -138,6 +138,9 @@ record InstallOptions(
                                                none: only the system namespace and cluster-scoped script rules)
               --node-annotations               let the server patch pods to annotate them with their node
                                                (ref.remold.io/inject-node-ref; grants pods: get, patch)
+              --helm-chart DIR                 write the Helm chart (charts/remold) into DIR instead of the
+                                               bundle: one value per option above, defaulting to the options
+                                               given with it
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 

@@ -1,0 +1,35 @@
+{{- /* Written by java -jar remold-installer.jar --helm-chart. */ -}}
+
+{{- /* The resources script rules receive events of: scriptKinds, or pods with jsAdmissionsCompat (the installer's
+default), as a JSON list. */ -}}
+{{- define "remold.scriptKinds" -}}
+{{- if kindIs "slice" .Values.scriptKinds -}}
+{{- toJson .Values.scriptKinds -}}
+{{- else if .Values.jsAdmissionsCompat -}}
+["pods"]
+{{- else -}}
+[]
+{{- end -}}
+{{- end -}}
+
+{{- /* get, list and watch on [group/]plural resources: one rule per API group, groups sorted, as the bundle. */ -}}
+{{- define "remold.readRules" -}}
+{{- $groups := dict -}}
+{{- range uniq . -}}
+{{- $parts := splitList "/" . -}}
+{{- $group := ternary (first $parts) "" (eq (len $parts) 2) -}}
+{{- $_ := set $groups $group (append (get $groups $group | default list) (last $parts)) -}}
+{{- end -}}
+{{- range $group, $plurals := $groups }}
+- apiGroups:
+  - {{ $group | quote }}
+  resources:
+  {{- range $plurals }}
+  - {{ . | quote }}
+  {{- end }}
+  verbs:
+  - get
+  - list
+  - watch
+{{- end -}}
+{{- end -}}
