@@ -194,7 +194,7 @@ final class HelmChart {
         Files.writeString(dir.resolve("values.yaml"), valuesYaml(defaults));
         Files.writeString(dir.resolve("templates/remold.yaml"), templateText(template()));
         Files.writeString(dir.resolve("templates/_helpers.tpl"), resource("_helpers.tpl"));
-        Files.writeString(dir.resolve("templates/uninstall.yaml"), resource("uninstall.yaml"));
+        Files.writeString(dir.resolve("templates/uninstall.yaml"), uninstallHook());
         Files.writeString(dir.resolve(".helmignore"), "# written by java -jar remold-installer.jar --helm-chart\n");
     }
 
@@ -202,6 +202,102 @@ final class HelmChart {
         try (var in = HelmChart.class.getResourceAsStream("chart/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    /**
+     * Helm's pre-delete hook: certgen deletes both webhook configurations before Helm deletes anything, so the API
+     * server never calls a webhook whose server is gone (Helm deletes without waiting, in its own kind order). Its
+     * identity may delete exactly those two objects. Not with --webhook-url: that server is not Helm's to remove.
+     */
+    static String uninstallHook() {
+        String hook = """
+                  annotations:
+                    helm.sh/hook: pre-delete
+                    helm.sh/hook-weight: "%s"
+                    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+                """;
+        return """
+                # Written by java -jar remold-installer.jar --helm-chart: uninstall removes the webhooks first.
+                {{- if not .Values.webhookUrl }}
+                apiVersion: v1
+                kind: ServiceAccount
+                metadata:
+                  name: remold-uninstall
+                  namespace: {{ .Values.namespace | quote }}
+                %1$s---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRole
+                metadata:
+                  name: remold-uninstall
+                %1$srules:
+                - apiGroups: [admissionregistration.k8s.io]
+                  resources: [mutatingwebhookconfigurations]
+                  resourceNames: [%3$s]
+                  verbs: [delete]
+                - apiGroups: [admissionregistration.k8s.io]
+                  resources: [validatingwebhookconfigurations]
+                  resourceNames: [%4$s]
+                  verbs: [delete]
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRoleBinding
+                metadata:
+                  name: remold-uninstall
+                %1$sroleRef:
+                  apiGroup: rbac.authorization.k8s.io
+                  kind: ClusterRole
+                  name: remold-uninstall
+                subjects:
+                - kind: ServiceAccount
+                  name: remold-uninstall
+                  namespace: {{ .Values.namespace | quote }}
+                ---
+                apiVersion: batch/v1
+                kind: Job
+                metadata:
+                  name: remold-uninstall
+                  namespace: {{ .Values.namespace | quote }}
+                %2$sspec:
+                  backoffLimit: 3
+                  template:
+                    spec:
+                      serviceAccountName: remold-uninstall
+                      restartPolicy: OnFailure
+                      securityContext:
+                        runAsNonRoot: true
+                        runAsUser: %5$d
+                        runAsGroup: %5$d
+                        seccompProfile:
+                          type: RuntimeDefault
+                      containers:
+                      - name: delete-webhooks
+                        image: "{{ .Values.image }}:{{ .Values.tag }}"
+                        {{- if .Values.imagePullPolicy }}
+                        imagePullPolicy: {{ .Values.imagePullPolicy | quote }}
+                        {{- end }}
+                        command: [java, -jar, %6$s]
+                        args: [--delete-webhooks, --mutating-webhook=%3$s, --validating-webhook=%4$s]
+                        env:
+                        - name: JAVA_TOOL_OPTIONS
+                          value: "%7$s"
+                        resources:
+                          requests: {cpu: 50m, memory: 128Mi}
+                          limits: {cpu: 500m, memory: %8$s}
+                        securityContext:
+                          allowPrivilegeEscalation: false
+                          readOnlyRootFilesystem: true
+                          capabilities:
+                            drop: [ALL]
+                        volumeMounts:
+                        - name: tmp
+                          mountPath: /tmp
+                      volumes:
+                      - name: tmp
+                        emptyDir:
+                          sizeLimit: 64Mi
+                {{- end }}
+                """.formatted(hook.formatted(-10), hook.formatted(0), Bundle.MUTATING_CONFIG, Bundle.VALIDATING_CONFIG,
+                Bundle.IMAGE_UID, Bundle.CERTGEN_JAR, Bundle.CERTGEN_JVM_OPTIONS, Bundle.CERTGEN_MEMORY_LIMIT);
     }
 
     static String chartYaml() {
