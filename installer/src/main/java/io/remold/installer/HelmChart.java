@@ -421,7 +421,7 @@ final class HelmChart {
         }
         rules.appendTail(sb);
         text = sb.toString();
-        text = text.replaceAll("(?m)^(.*\\{\\{ \\.Values\\.caBundle \\| b64enc }}.*)$",
+        text = text.replaceAll("(?m)^(.*\\{\\{ \\.Values\\.caBundle \\| b64enc[^}]*}}.*)$",
                 "{{- if .Values.caBundle }}\n$1\n{{- end }}");
         for (Value v : VALUES) {
             if (v.placeholder() instanceof Stand stand && stand.value() instanceof List<?>) {
