@@ -112,6 +112,20 @@ class HelmChartTest {
         }
     }
 
+    /** docs/install.md's Helm values table: every value, with its installer option. */
+    @Test
+    void theDocumentedValuesAreTheChartsValues() throws IOException {
+        var documented = new java.util.TreeMap<String, String>();
+        Matcher row = Pattern.compile("^\\| `([A-Za-z]+)` \\| \\[`(--[a-z-]+)`]", Pattern.MULTILINE)
+                .matcher(Files.readString(Path.of("..", "docs", "install.md")));
+        while (row.find()) {
+            documented.put(row.group(1), row.group(2));
+        }
+        var values = new java.util.TreeMap<String, String>();
+        HelmChart.VALUES.forEach(v -> values.put(v.key(), v.flag()));
+        assertThat(documented, equalTo(values));
+    }
+
     @Test
     void theValuesDefaultToTheOptionsGivenWithTheChart(@TempDir Path dir) throws IOException {
         assertThat(Main.run(new String[] {"--helm-chart", dir.toString(), "--replicas", "3", "--kubemod-compat"},
