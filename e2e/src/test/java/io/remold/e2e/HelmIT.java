@@ -42,6 +42,8 @@ class HelmIT {
                         "--js-admissions-compat", "--kinitiras-compat"}),
                 Arguments.of("js-admissions", new String[] {"--js-admissions-compat"}),
                 Arguments.of("cert-manager", new String[] {"--cert-manager", "--replicas", "3"}),
+                Arguments.of("autoscaled", new String[] {"--replicas", "3", "--max-replicas", "9", "--priority-class",
+                        "system-cluster-critical"}),
                 Arguments.of("everything", new String[] {"--namespace", "other-system", "--image", "reg.example/remold",
                         "--tag", "1.2.3", "--image-pull-policy", "Always", "--resources", "pods,*", "--operations",
                         "CREATE,UPDATE", "--mutate-failure-policy", "Fail", "--validate-failure-policy", "Ignore",

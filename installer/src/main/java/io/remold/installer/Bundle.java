@@ -63,6 +63,12 @@ import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.openapi.models.V1VolumeMount;
+import io.kubernetes.client.openapi.models.V2CrossVersionObjectReference;
+import io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler;
+import io.kubernetes.client.openapi.models.V2HorizontalPodAutoscalerSpec;
+import io.kubernetes.client.openapi.models.V2MetricSpec;
+import io.kubernetes.client.openapi.models.V2MetricTarget;
+import io.kubernetes.client.openapi.models.V2ResourceMetricSource;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -142,6 +148,8 @@ final class Bundle {
      * failed admissions through rollouts with it). Drain plus the 10 s shutdown grace stays inside the pod's 30 s.
      */
     static final int DRAIN_SECONDS = 5;
+    /** The average CPU use, in percent of the request, above which the autoscaler adds replicas. */
+    static final int AUTOSCALE_CPU_PERCENT = 70;
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
     static final String REMOLD_GROUP = "remold.io";
     static final String KUBEMOD_GROUP = "api.kubemod.io";
@@ -200,6 +208,9 @@ final class Bundle {
             }
             objects.add(deployment());
             objects.add(disruptionBudget());
+            if (options.maxReplicas() > 0) {
+                objects.add(autoscaler());
+            }
             if (options.certManager()) {
                 objects.addAll(CertManager.objects(ns, TLS_SECRET, serviceDnsNames()));
             } else {
@@ -505,7 +516,8 @@ final class Bundle {
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector),
                 new V1TopologySpreadConstraint().maxSkew(1).topologyKey("topology.kubernetes.io/zone")
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
-        V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).securityContext(restrictedPod())
+        V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).priorityClassName(options.priorityClass())
+                .securityContext(restrictedPod())
                 .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
                 .volumes(volumes);
         return new V1Deployment().apiVersion("apps/v1").kind("Deployment").metadata(namespacedMeta(SERVER))
@@ -521,6 +533,21 @@ final class Bundle {
         return new V1PodDisruptionBudget().apiVersion("policy/v1").kind("PodDisruptionBudget").metadata(namespacedMeta(SERVER))
                 .spec(new V1PodDisruptionBudgetSpec().maxUnavailable(new IntOrString(1))
                         .selector(new V1LabelSelector().matchLabels(serverSelector())));
+    }
+
+    /**
+     * --max-replicas: more replicas under CPU load (a replica's request is 100m), never fewer than --replicas. Replicas
+     * share nothing but the leader Lease, so scaling out is how a large cluster grows.
+     */
+    private V2HorizontalPodAutoscaler autoscaler() {
+        return new V2HorizontalPodAutoscaler().apiVersion("autoscaling/v2").kind("HorizontalPodAutoscaler")
+                .metadata(namespacedMeta(SERVER)).spec(new V2HorizontalPodAutoscalerSpec()
+                        .scaleTargetRef(new V2CrossVersionObjectReference().apiVersion("apps/v1").kind("Deployment")
+                                .name(SERVER))
+                        .minReplicas(options.replicas()).maxReplicas(options.maxReplicas())
+                        .metrics(List.of(new V2MetricSpec().type("Resource").resource(new V2ResourceMetricSource()
+                                .name("cpu").target(new V2MetricTarget().type("Utilization")
+                                        .averageUtilization(AUTOSCALE_CPU_PERCENT))))));
     }
 
     private V1PodSpec certgenPod() {

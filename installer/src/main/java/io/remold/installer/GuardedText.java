@@ -281,10 +281,8 @@ final class GuardedText {
     static List<Hunk> lineDiff(List<String> a, List<String> b) {
         List<int[]> docsA = documents(a);
         List<int[]> docsB = documents(b);
-        List<String> textA = docsA.stream().map(d -> String.join("\n", a.subList(d[0], d[1]))).toList();
-        List<String> textB = docsB.stream().map(d -> String.join("\n", b.subList(d[0], d[1]))).toList();
         var hunks = new ArrayList<Hunk>();
-        for (Hunk docs : diff(textA, textB)) {
+        for (Hunk docs : diff(texts(a, docsA), texts(b, docsB))) {
             int n = docs.baseEnd() - docs.baseStart();
             boolean pairs = n == docs.variantEnd() - docs.variantStart();
             for (int k = 0; pairs && k < n; k++) {
@@ -322,10 +320,8 @@ final class GuardedText {
     static List<Hunk> yamlDiff(List<String> a, List<String> b) {
         List<int[]> na = nodes(a);
         List<int[]> nb = nodes(b);
-        List<String> ta = na.stream().map(n -> String.join("\n", a.subList(n[0], n[1]))).toList();
-        List<String> tb = nb.stream().map(n -> String.join("\n", b.subList(n[0], n[1]))).toList();
         var hunks = new ArrayList<Hunk>();
-        for (Hunk h : diff(ta, tb)) {
+        for (Hunk h : diff(texts(a, na), texts(b, nb))) {
             int i = h.baseStart();
             int j = h.variantStart();
             while (i < h.baseEnd() || j < h.variantEnd()) {
@@ -361,6 +357,11 @@ final class GuardedText {
             }
         }
         return merged(hunks);
+    }
+
+    /** The text of each [start, end) span of the lines, for comparing spans whole. */
+    private static List<String> texts(List<String> lines, List<int[]> spans) {
+        return spans.stream().map(span -> String.join("\n", lines.subList(span[0], span[1]))).toList();
     }
 
     private static int start(List<int[]> nodes, int index, List<String> lines) {

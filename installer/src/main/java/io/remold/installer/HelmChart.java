@@ -110,7 +110,11 @@ final class HelmChart {
             new Value("--tenant-scripts", "tenantScripts", "tenantScripts", new Switch(List.of(),
                     List.of("tenantsentinel"), ".Values.tenantScripts", "tenantsentinel",
                     "join \",\" .Values.tenantScripts")),
-            new Value("--node-annotations", "nodeAnnotations", "nodeAnnotations", flag("nodeAnnotations")));
+            new Value("--node-annotations", "nodeAnnotations", "nodeAnnotations", flag("nodeAnnotations")),
+            new Value("--priority-class", "priorityClass", "priorityClass", new Switch(null, "prioritysentinel",
+                    ".Values.priorityClass", "prioritysentinel", ".Values.priorityClass")),
+            new Value("--max-replicas", "maxReplicas", "maxReplicas", new Switch(0, 4711, ".Values.maxReplicas",
+                    "4711", ".Values.maxReplicas")));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");
@@ -452,6 +456,7 @@ final class HelmChart {
                 Switch sw = (Switch) v.placeholder();
                 token = sw.token();
                 expression = sw.expression();
+                number = sw.on() instanceof Integer;
             }
             if (token == null || !text.contains(token)) {
                 continue;

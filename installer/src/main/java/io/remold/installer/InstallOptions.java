@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * @param tenantScripts namespaces whose rules may run JavaScript ({@code *}: all), empty: the server's default (none)
  * @param nodeAnnotations whether the server may patch pods to write the node-name annotation
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
+ * @param priorityClass the server pods' PriorityClass, or null for none
+ * @param maxReplicas  0, or the most replicas a HorizontalPodAutoscaler scales the server to (from {@code replicas})
  */
 record InstallOptions(
         String namespace,
@@ -55,7 +57,9 @@ record InstallOptions(
         boolean kinitirasCompat,
         List<String> allowHttpRef,
         boolean kinitirasCrossNamespaceOverrides,
-        boolean kinitirasWebhookLabel) {
+        boolean kinitirasWebhookLabel,
+        String priorityClass,
+        int maxReplicas) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -141,10 +145,15 @@ record InstallOptions(
               --helm-chart DIR                 write the Helm chart (charts/remold) into DIR instead of the
                                                bundle: one value per option above, defaulting to the options
                                                given with it
+              --priority-class NAME            PriorityClass of the server pods (default none)
+              --max-replicas N                 scale the server out under CPU load, up to N replicas, with a
+                                               HorizontalPodAutoscaler (default: none, --replicas fixed);
+                                               replicas share nothing but the leader Lease
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
@@ -159,7 +168,7 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false);
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, null, 0);
     }
 
     boolean inCluster() {
@@ -174,7 +183,8 @@ record InstallOptions(
         InstallOptions o = defaults();
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
-        int replicas = o.replicas, timeout = o.timeoutSeconds;
+        int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0;
+        String priorityClass = null;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
@@ -201,7 +211,8 @@ record InstallOptions(
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
-                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref" -> {
+                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--priority-class",
+                     "--max-replicas" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -238,6 +249,8 @@ record InstallOptions(
                                 : list(name, value, n -> n.equals("*") || DNS_LABEL.matcher(n).matches(),
                                 "namespace names, or * for all");
                         case "--allow-http-ref" -> allowHttpRef = httpPrefixes(value);
+                        case "--priority-class" -> priorityClass = matching(name, value, SUBDOMAIN, "a DNS subdomain");
+                        case "--max-replicas" -> maxReplicas = integer(name, value, 1, 100);
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -256,13 +269,16 @@ record InstallOptions(
                     + "in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
                     + "options and protect its port yourself");
         }
+        if (maxReplicas != 0 && maxReplicas < replicas) {
+            throw new UsageException("option --max-replicas: " + maxReplicas + " is fewer than --replicas " + replicas);
+        }
         byte[] caBundle = caFile == null ? null : readCa("--ca-file", caFile);
         byte[] clientCa = clientCaFile == null ? null : readCa("--client-ca-file", clientCaFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef, crossNamespaceOverrides, webhookLabel);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel, priorityClass, maxReplicas);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

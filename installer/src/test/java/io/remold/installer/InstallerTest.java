@@ -647,7 +647,12 @@ class InstallerTest {
                         "configure the in-cluster server"),
                 Arguments.of(new String[] {"--webhook-url", "https://h", "--tenant-scripts", "team-a"},
                         "configure the in-cluster server"),
-                Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"));
+                Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"),
+                Arguments.of(new String[] {"--priority-class", "High_Priority"},
+                        "option --priority-class: 'High_Priority' is not a DNS subdomain"),
+                Arguments.of(new String[] {"--max-replicas", "101"}, "option --max-replicas: '101' is not a whole number"),
+                Arguments.of(new String[] {"--replicas", "3", "--max-replicas", "2"},
+                        "option --max-replicas: 2 is fewer than --replicas 3"));
     }
 
     @ParameterizedTest
@@ -657,6 +662,27 @@ class InstallerTest {
         assertThat(result.code(), is(2));
         assertThat(result.out(), is(""));
         assertThat(result.err(), containsString(message));
+    }
+
+    @Test
+    void maxReplicasScalesTheServerFromReplicasAndPriorityClassNamesThePodsPriority() throws UsageException {
+        List<Object> objects = new Bundle(InstallOptions.parse(List.of("--replicas", "3", "--max-replicas", "10",
+                "--priority-class", "system-cluster-critical"))).objects();
+        var autoscaler = only(objects, io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler.class).getSpec();
+        assertThat(autoscaler.getScaleTargetRef().getKind() + "/" + autoscaler.getScaleTargetRef().getName(),
+                is("Deployment/" + Bundle.SERVER));
+        assertThat(autoscaler.getMinReplicas(), is(3));
+        assertThat(autoscaler.getMaxReplicas(), is(10));
+        assertThat(autoscaler.getMetrics().get(0).getResource().getTarget().getAverageUtilization(),
+                is(Bundle.AUTOSCALE_CPU_PERCENT));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getPriorityClassName(),
+                is("system-cluster-critical"));
+
+        List<Object> defaults = new Bundle(InstallOptions.defaults()).objects();
+        assertThat(defaults.stream().anyMatch(o -> o instanceof io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler),
+                is(false));
+        assertThat(only(defaults, V1Deployment.class).getSpec().getTemplate().getSpec().getPriorityClassName(),
+                is((String) null));
     }
 
     private static <T> T only(List<Object> objects, Class<T> type) {
