@@ -44,6 +44,8 @@ class HelmIT {
                 Arguments.of("cert-manager", new String[] {"--cert-manager", "--replicas", "3"}),
                 Arguments.of("autoscaled", new String[] {"--replicas", "3", "--max-replicas", "9", "--priority-class",
                         "system-cluster-critical"}),
+                Arguments.of("placed", new String[] {"--ignore-namespaces", "team-a,monitoring", "--node-selector",
+                        "kubernetes.io/os=linux,node-role.example/infra=", "--node-annotations", "--kubemod-compat"}),
                 Arguments.of("everything", new String[] {"--namespace", "other-system", "--image", "reg.example/remold",
                         "--tag", "1.2.3", "--image-pull-policy", "Always", "--resources", "pods,*", "--operations",
                         "CREATE,UPDATE", "--mutate-failure-policy", "Fail", "--validate-failure-policy", "Ignore",

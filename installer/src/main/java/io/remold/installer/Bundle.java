@@ -517,6 +517,7 @@ final class Bundle {
                 new V1TopologySpreadConstraint().maxSkew(1).topologyKey("topology.kubernetes.io/zone")
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
         V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).priorityClassName(options.priorityClass())
+                .nodeSelector(options.nodeSelector())
                 .securityContext(restrictedPod())
                 .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
                 .volumes(volumes);
@@ -627,7 +628,10 @@ final class Bundle {
         if (options.kubemodCompat()) {
             requirements.add(notTrue(KUBEMOD_IGNORE_LABEL));
         }
-        requirements.add(notKubeSystem());
+        // --ignore-namespaces: the leader's narrowing keeps this requirement (it replaces only its own In one)
+        var ignored = new ArrayList<>(notKubeSystem().getValues());
+        ignored.addAll(options.ignoreNamespaces());
+        requirements.add(notKubeSystem().values(ignored));
         return new V1LabelSelector().matchExpressions(requirements);
     }
 

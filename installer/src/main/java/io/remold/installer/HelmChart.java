@@ -114,7 +114,11 @@ final class HelmChart {
             new Value("--priority-class", "priorityClass", "priorityClass", new Switch(null, "prioritysentinel",
                     ".Values.priorityClass", "prioritysentinel", ".Values.priorityClass")),
             new Value("--max-replicas", "maxReplicas", "maxReplicas", new Switch(0, 4711, ".Values.maxReplicas",
-                    "4711", ".Values.maxReplicas")));
+                    "4711", ".Values.maxReplicas")),
+            new Value("--ignore-namespaces", "ignoreNamespaces", "ignoreNamespaces", new Switch(List.of(),
+                    List.of("ignsentinel"), ".Values.ignoreNamespaces", "ignsentinel", ".Values.ignoreNamespaces")),
+            new Value("--node-selector", "nodeSelector", "nodeSelector", new Switch(Map.of(),
+                    Map.of("nodeselsentinel", "nodeselvaluesentinel"), ".Values.nodeSelector", null, null)));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");
@@ -187,8 +191,13 @@ final class HelmChart {
         return CERTGEN_JOB.matcher(text).replaceAll(CERTGEN_JOB_TOKEN);
     }
 
+    /** The template depends on the installer's code only, not on the options: made once (some seconds). */
     static GuardedText template() {
-        return GuardedText.of(HelmChart::render, switches().size(), HelmChart::allowed);
+        return Template.TEXT;
+    }
+
+    private static final class Template {
+        static final GuardedText TEXT = GuardedText.of(HelmChart::render, switches().size(), HelmChart::allowed);
     }
 
     /** Writes the chart into {@code dir}. */
@@ -428,14 +437,30 @@ final class HelmChart {
         text = text.replaceAll("(?m)^(.*\\{\\{ \\.Values\\.caBundle \\| b64enc[^}]*}}.*)$",
                 "{{- if .Values.caBundle }}\n$1\n{{- end }}");
         for (Value v : VALUES) {
-            if (v.placeholder() instanceof Stand stand && stand.value() instanceof List<?>) {
-                text = text.replaceAll("(?m)^( *)- ipBlock:\n *cidr: " + stand.token() + "$",
-                        "{{- range " + stand.expression() + " }}\n$1- ipBlock:\n$1    cidr: {{ . | quote }}\n{{- end }}");
-                text = text.replaceAll("(?m)^( *)- " + stand.token() + "$",
-                        "{{- range " + stand.expression() + " }}\n$1- {{ . | quote }}\n{{- end }}");
+            String token = listToken(v);
+            if (token == null) {
+                continue;
             }
+            String expression = v.placeholder() instanceof Stand stand ? stand.expression()
+                    : ((Switch) v.placeholder()).test();
+            text = text.replaceAll("(?m)^( *)- ipBlock:\n *cidr: " + token + "$",
+                    "{{- range " + expression + " }}\n$1- ipBlock:\n$1    cidr: {{ . | quote }}\n{{- end }}");
+            text = text.replaceAll("(?m)^( *)- " + token + "$",
+                    "{{- range " + expression + " }}\n$1- {{ . | quote }}\n{{- end }}");
         }
+        text = text.replaceAll("(?m)^( *)nodeselsentinel: nodeselvaluesentinel$",
+                "{{- range \\$label, \\$value := .Values.nodeSelector }}\n$1{{ \\$label | quote }}: {{ \\$value | quote }}"
+                        + "\n{{- end }}");
         return text;
+    }
+
+    /** The placeholder of a list value, which stands for the whole list where it is a list item of its own. */
+    private static String listToken(Value v) {
+        if (v.placeholder() instanceof Stand stand) {
+            return stand.value() instanceof List<?> ? stand.token() : null;
+        }
+        Switch sw = (Switch) v.placeholder();
+        return sw.on() instanceof List<?> ? sw.token() : null;
     }
 
     /** Placeholder values to the values' expressions: a whole scalar quoted (but numbers), a part as it is. */
@@ -458,7 +483,7 @@ final class HelmChart {
                 expression = sw.expression();
                 number = sw.on() instanceof Integer;
             }
-            if (token == null || !text.contains(token)) {
+            if (token == null || !text.contains(token) || text.matches(" *- " + Pattern.quote(token))) {
                 continue;
             }
             String whole = "(?m)^( *(?:- )?(?:[A-Za-z0-9_./-]+: )?)" + Pattern.quote(token) + "$";

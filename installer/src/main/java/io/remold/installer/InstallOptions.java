@@ -29,6 +29,8 @@ import java.util.regex.Pattern;
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
  * @param priorityClass the server pods' PriorityClass, or null for none
  * @param maxReplicas  0, or the most replicas a HorizontalPodAutoscaler scales the server to (from {@code replicas})
+ * @param ignoreNamespaces namespaces the Patch and Reject webhooks skip, besides kube-system and labelled ones
+ * @param nodeSelector the server pods' node selector (label to value)
  */
 record InstallOptions(
         String namespace,
@@ -59,7 +61,9 @@ record InstallOptions(
         boolean kinitirasCrossNamespaceOverrides,
         boolean kinitirasWebhookLabel,
         String priorityClass,
-        int maxReplicas) {
+        int maxReplicas,
+        List<String> ignoreNamespaces,
+        java.util.Map<String, String> nodeSelector) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -149,11 +153,18 @@ record InstallOptions(
               --max-replicas N                 scale the server out under CPU load, up to N replicas, with a
                                                HorizontalPodAutoscaler (default: none, --replicas fixed);
                                                replicas share nothing but the leader Lease
+              --ignore-namespaces NS1,NS2,...  namespaces the Patch and Reject webhooks skip, besides kube-system
+                                               and those labelled admission.remold.io/ignore=true (default none)
+              --node-selector L1,L2,...        node labels (key=value) the server pods must run on (default any
+                                               node)
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
     private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+    /** A label key ([prefix/]name) and value, as Kubernetes accepts them. */
+    private static final Pattern LABEL = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
+            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
@@ -168,7 +179,8 @@ record InstallOptions(
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, null, 0);
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, null, 0, List.of(),
+                java.util.Map.of());
     }
 
     boolean inCluster() {
@@ -185,6 +197,8 @@ record InstallOptions(
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0;
         String priorityClass = null;
+        List<String> ignoreNamespaces = o.ignoreNamespaces;
+        java.util.Map<String, String> nodeSelector = o.nodeSelector;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
@@ -212,7 +226,7 @@ record InstallOptions(
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
                      "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--priority-class",
-                     "--max-replicas" -> {
+                     "--max-replicas", "--ignore-namespaces", "--node-selector" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -251,6 +265,9 @@ record InstallOptions(
                         case "--allow-http-ref" -> allowHttpRef = httpPrefixes(value);
                         case "--priority-class" -> priorityClass = matching(name, value, SUBDOMAIN, "a DNS subdomain");
                         case "--max-replicas" -> maxReplicas = integer(name, value, 1, 100);
+                        case "--ignore-namespaces" -> ignoreNamespaces = "none".equals(value) ? List.of()
+                                : list(name, value, n -> DNS_LABEL.matcher(n).matches(), "namespace names");
+                        case "--node-selector" -> nodeSelector = labels(name, value);
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -278,7 +295,8 @@ record InstallOptions(
                 url, caBundle, compat, gatekeeper, certManager, help, allowReferences, jsAdmissions,
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
-                allowHttpRef, crossNamespaceOverrides, webhookLabel, priorityClass, maxReplicas);
+                allowHttpRef, crossNamespaceOverrides, webhookLabel, priorityClass, maxReplicas,
+                ignoreNamespaces, nodeSelector);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */
@@ -338,6 +356,17 @@ record InstallOptions(
             items.add(item);
         }
         return List.copyOf(new ArrayList<>(items));
+    }
+
+    /** {@code key=value,...} node labels, sorted by key. */
+    private static java.util.Map<String, String> labels(String option, String value) throws UsageException {
+        var labels = new java.util.TreeMap<String, String>();
+        for (String item : list(option, value, i -> LABEL.matcher(i).matches(),
+                "label=value pairs such as kubernetes.io/os=linux")) {
+            int eq = item.indexOf('=');
+            labels.put(item.substring(0, eq), item.substring(eq + 1));
+        }
+        return java.util.Collections.unmodifiableMap(labels);
     }
 
     private static String webhookUrl(String value) throws UsageException {

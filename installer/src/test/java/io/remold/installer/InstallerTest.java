@@ -651,6 +651,10 @@ class InstallerTest {
                 Arguments.of(new String[] {"--priority-class", "High_Priority"},
                         "option --priority-class: 'High_Priority' is not a DNS subdomain"),
                 Arguments.of(new String[] {"--max-replicas", "101"}, "option --max-replicas: '101' is not a whole number"),
+                Arguments.of(new String[] {"--ignore-namespaces", "team-a,Team_B"},
+                        "option --ignore-namespaces: item 2 'Team_B'"),
+                Arguments.of(new String[] {"--node-selector", "kubernetes.io/os"},
+                        "option --node-selector: item 1 'kubernetes.io/os' is not valid"),
                 Arguments.of(new String[] {"--replicas", "3", "--max-replicas", "2"},
                         "option --max-replicas: 2 is fewer than --replicas 3"));
     }
@@ -662,6 +666,26 @@ class InstallerTest {
         assertThat(result.code(), is(2));
         assertThat(result.out(), is(""));
         assertThat(result.err(), containsString(message));
+    }
+
+    @Test
+    void ignoredNamespacesJoinKubeSystemInTheDragnetWebhooksAndTheNodeSelectorPlacesTheServer()
+            throws UsageException {
+        List<Object> objects = new Bundle(InstallOptions.parse(List.of("--ignore-namespaces", "team-a,monitoring",
+                "--node-selector", "kubernetes.io/os=linux,node-role.example/infra=", "--node-annotations"))).objects();
+        var mutating = only(objects, io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration.class);
+        for (var webhook : mutating.getWebhooks()) {
+            var names = webhook.getNamespaceSelector().getMatchExpressions().stream()
+                    .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")).findFirst().orElseThrow();
+            assertThat(webhook.getName(), names.getValues(), is(List.of("kube-system", "team-a", "monitoring")));
+        }
+        var validating = only(objects, io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration.class);
+        assertThat(validating.getWebhooks().get(1).getName(), is("modrule.remold.io"));
+        assertThat("ModRules are validated in ignored namespaces too",
+                validating.getWebhooks().get(1).getNamespaceSelector().getMatchExpressions().get(0).getValues(),
+                is(List.of("kube-system")));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getNodeSelector(),
+                is(java.util.Map.of("kubernetes.io/os", "linux", "node-role.example/infra", "")));
     }
 
     @Test
