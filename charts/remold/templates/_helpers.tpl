@@ -33,3 +33,19 @@ default), as a JSON list. */ -}}
   - watch
 {{- end -}}
 {{- end -}}
+
+{{- /* Tolerations of key[=value][:effect] taints, as the installer's --tolerations reads them. */ -}}
+{{- define "remold.tolerations" -}}
+{{- range . }}
+{{- $parts := splitList ":" . }}
+{{- $keyValue := splitList "=" (first $parts) }}
+- key: {{ first $keyValue | quote }}
+  operator: {{ ternary "Equal" "Exists" (eq (len $keyValue) 2) }}
+  {{- if eq (len $keyValue) 2 }}
+  value: {{ last $keyValue | quote }}
+  {{- end }}
+  {{- if eq (len $parts) 2 }}
+  effect: {{ last $parts | quote }}
+  {{- end }}
+{{- end -}}
+{{- end -}}

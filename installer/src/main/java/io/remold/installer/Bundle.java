@@ -58,6 +58,7 @@ import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import io.kubernetes.client.openapi.models.V1Toleration;
 import io.kubernetes.client.openapi.models.V1TopologySpreadConstraint;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
@@ -517,7 +518,7 @@ final class Bundle {
                 new V1TopologySpreadConstraint().maxSkew(1).topologyKey("topology.kubernetes.io/zone")
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
         V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).priorityClassName(options.priorityClass())
-                .nodeSelector(options.nodeSelector())
+                .nodeSelector(options.nodeSelector()).tolerations(tolerations())
                 .securityContext(restrictedPod())
                 .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
                 .volumes(volumes);
@@ -528,6 +529,18 @@ final class Bundle {
                                 new V1RollingUpdateDeployment().maxUnavailable(new IntOrString(0))
                                         .maxSurge(new IntOrString(1))))
                         .template(new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(pod)));
+    }
+
+    /** key[=value][:effect]: Equal with a value, Exists without; no effect tolerates every effect. */
+    private List<V1Toleration> tolerations() {
+        return options.tolerations().stream().map(taint -> {
+            int colon = taint.indexOf(':');
+            String keyValue = colon < 0 ? taint : taint.substring(0, colon);
+            int eq = keyValue.indexOf('=');
+            var toleration = new V1Toleration().key(eq < 0 ? keyValue : keyValue.substring(0, eq))
+                    .operator(eq < 0 ? "Exists" : "Equal").effect(colon < 0 ? null : taint.substring(colon + 1));
+            return eq < 0 ? toleration : toleration.value(keyValue.substring(eq + 1));
+        }).toList();
     }
 
     private V1PodDisruptionBudget disruptionBudget() {

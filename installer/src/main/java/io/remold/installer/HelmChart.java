@@ -118,11 +118,16 @@ final class HelmChart {
             new Value("--ignore-namespaces", "ignoreNamespaces", "ignoreNamespaces", new Switch(List.of(),
                     List.of("ignsentinel"), ".Values.ignoreNamespaces", "ignsentinel", ".Values.ignoreNamespaces")),
             new Value("--node-selector", "nodeSelector", "nodeSelector", new Switch(Map.of(),
-                    Map.of("nodeselsentinel", "nodeselvaluesentinel"), ".Values.nodeSelector", null, null)));
+                    Map.of("nodeselsentinel", "nodeselvaluesentinel"), ".Values.nodeSelector", null, null)),
+            new Value("--tolerations", "tolerations", "tolerations", new Switch(List.of(),
+                    List.of("tolsentinel=tolvaluesentinel:NoSchedule"), ".Values.tolerations", null, null)));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");
     private static final String CERTGEN_JOB_TOKEN = Bundle.CERTGEN + "-jobsentinel";
+    /** The server pods' toleration of the placeholder taint. */
+    private static final Pattern TOLERATION = Pattern.compile("( *)- effect: NoSchedule\n\\1  key: tolsentinel\n"
+            + "\\1  operator: Equal\n\\1  value: tolvaluesentinel\n");
     /** An RBAC rule the bundle writes per API group of a list of [group/]plural resources. */
     private static final Pattern GROUP_RULE = Pattern.compile("( *)- apiGroups:\n *- (refgrp|kindgrp)\\.sentinel\n"
             + "(?:\\1  .*\n)*");
@@ -447,6 +452,11 @@ final class HelmChart {
                     "{{- range " + expression + " }}\n$1- ipBlock:\n$1    cidr: {{ . | quote }}\n{{- end }}");
             text = text.replaceAll("(?m)^( *)- " + token + "$",
                     "{{- range " + expression + " }}\n$1- {{ . | quote }}\n{{- end }}");
+        }
+        Matcher toleration = TOLERATION.matcher(text);
+        if (toleration.find()) {
+            text = toleration.replaceAll(Matcher.quoteReplacement("{{- include \"remold.tolerations\" .Values.tolerations"
+                    + " | trim | nindent " + toleration.group(1).length() + " }}\n"));
         }
         text = text.replaceAll("(?m)^( *)nodeselsentinel: nodeselvaluesentinel$",
                 "{{- range \\$label, \\$value := .Values.nodeSelector }}\n$1{{ \\$label | quote }}: {{ \\$value | quote }}"

@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
  * @param maxReplicas  0, or the most replicas a HorizontalPodAutoscaler scales the server to (from {@code replicas})
  * @param ignoreNamespaces namespaces the Patch and Reject webhooks skip, besides kube-system and labelled ones
  * @param nodeSelector the server pods' node selector (label to value)
+ * @param tolerations  taints the server pods tolerate, each {@code key[=value][:effect]}
  */
 record InstallOptions(
         String namespace,
@@ -63,7 +64,8 @@ record InstallOptions(
         String priorityClass,
         int maxReplicas,
         List<String> ignoreNamespaces,
-        java.util.Map<String, String> nodeSelector) {
+        java.util.Map<String, String> nodeSelector,
+        List<String> tolerations) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -157,6 +159,8 @@ record InstallOptions(
                                                and those labelled admission.remold.io/ignore=true (default none)
               --node-selector L1,L2,...        node labels (key=value) the server pods must run on (default any
                                                node)
+              --tolerations T1,T2,...          taints the server pods tolerate, each key[=value][:effect]
+                                               (effect NoSchedule, PreferNoSchedule or NoExecute; default none)
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
@@ -165,6 +169,10 @@ record InstallOptions(
     /** A label key ([prefix/]name) and value, as Kubernetes accepts them. */
     private static final Pattern LABEL = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
             + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+    /** key[=value][:effect], as kubectl taint writes a taint. */
+    static final Pattern TOLERATION = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
+            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?(=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)?"
+            + "(:(NoSchedule|PreferNoSchedule|NoExecute))?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
@@ -180,7 +188,7 @@ record InstallOptions(
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
                 OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, null, 0, List.of(),
-                java.util.Map.of());
+                java.util.Map.of(), List.of());
     }
 
     boolean inCluster() {
@@ -199,6 +207,7 @@ record InstallOptions(
         String priorityClass = null;
         List<String> ignoreNamespaces = o.ignoreNamespaces;
         java.util.Map<String, String> nodeSelector = o.nodeSelector;
+        List<String> tolerations = o.tolerations;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef;
         boolean compat = false, gatekeeper = false, jsAdmissions = false, certManager = false, help = false,
@@ -226,7 +235,7 @@ record InstallOptions(
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
                      "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--priority-class",
-                     "--max-replicas", "--ignore-namespaces", "--node-selector" -> {
+                     "--max-replicas", "--ignore-namespaces", "--node-selector", "--tolerations" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -268,6 +277,8 @@ record InstallOptions(
                         case "--ignore-namespaces" -> ignoreNamespaces = "none".equals(value) ? List.of()
                                 : list(name, value, n -> DNS_LABEL.matcher(n).matches(), "namespace names");
                         case "--node-selector" -> nodeSelector = labels(name, value);
+                        case "--tolerations" -> tolerations = list(name, value, t -> TOLERATION.matcher(t).matches(),
+                                "taints as key[=value][:effect], such as dedicated=remold:NoSchedule");
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -296,7 +307,7 @@ record InstallOptions(
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
                 allowHttpRef, crossNamespaceOverrides, webhookLabel, priorityClass, maxReplicas,
-                ignoreNamespaces, nodeSelector);
+                ignoreNamespaces, nodeSelector, tolerations);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

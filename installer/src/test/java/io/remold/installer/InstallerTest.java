@@ -655,6 +655,8 @@ class InstallerTest {
                         "option --ignore-namespaces: item 2 'Team_B'"),
                 Arguments.of(new String[] {"--node-selector", "kubernetes.io/os"},
                         "option --node-selector: item 1 'kubernetes.io/os' is not valid"),
+                Arguments.of(new String[] {"--tolerations", "dedicated=remold:NoRun"},
+                        "option --tolerations: item 1 'dedicated=remold:NoRun' is not valid"),
                 Arguments.of(new String[] {"--replicas", "3", "--max-replicas", "2"},
                         "option --max-replicas: 2 is fewer than --replicas 3"));
     }
@@ -669,10 +671,11 @@ class InstallerTest {
     }
 
     @Test
-    void ignoredNamespacesJoinKubeSystemInTheDragnetWebhooksAndTheNodeSelectorPlacesTheServer()
+    void ignoredNamespacesJoinKubeSystemInTheDragnetWebhooksAndNodeSelectorAndTolerationsPlaceTheServer()
             throws UsageException {
         List<Object> objects = new Bundle(InstallOptions.parse(List.of("--ignore-namespaces", "team-a,monitoring",
-                "--node-selector", "kubernetes.io/os=linux,node-role.example/infra=", "--node-annotations"))).objects();
+                "--node-selector", "kubernetes.io/os=linux,node-role.example/infra=", "--node-annotations",
+                "--tolerations", "dedicated=remold:NoSchedule,node-role.kubernetes.io/control-plane,spot="))).objects();
         var mutating = only(objects, io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration.class);
         for (var webhook : mutating.getWebhooks()) {
             var names = webhook.getNamespaceSelector().getMatchExpressions().stream()
@@ -686,6 +689,12 @@ class InstallerTest {
                 is(List.of("kube-system")));
         assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getNodeSelector(),
                 is(java.util.Map.of("kubernetes.io/os", "linux", "node-role.example/infra", "")));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getTolerations(), is(List.of(
+                new io.kubernetes.client.openapi.models.V1Toleration().key("dedicated").operator("Equal").value("remold")
+                        .effect("NoSchedule"),
+                new io.kubernetes.client.openapi.models.V1Toleration().key("node-role.kubernetes.io/control-plane")
+                        .operator("Exists"),
+                new io.kubernetes.client.openapi.models.V1Toleration().key("spot").operator("Equal").value(""))));
     }
 
     @Test
