@@ -194,6 +194,32 @@ final class Certgen {
         log.println(ref + ": caBundle set in " + changed + " of " + webhooks.size() + " webhook(s)");
     }
 
+    /** Deletes both webhook configurations; one already gone is no failure (a retried hook). */
+    void deleteWebhooks() throws ApiFailure {
+        String mutating = "MutatingWebhookConfiguration " + options.mutatingWebhook();
+        String validating = "ValidatingWebhookConfiguration " + options.validatingWebhook();
+        // the response body is not read: the API server answers with the deleted object or a Status
+        deleted(mutating, call("delete", mutating, () -> absentIfNotFound(() -> client.execute(
+                admission.deleteMutatingWebhookConfiguration(options.mutatingWebhook()).buildCall(null)))));
+        deleted(validating, call("delete", validating, () -> absentIfNotFound(() -> client.execute(
+                admission.deleteValidatingWebhookConfiguration(options.validatingWebhook()).buildCall(null)))));
+    }
+
+    private void deleted(String ref, Object status) {
+        log.println(ref + (status == null ? ": already gone" : ": deleted"));
+    }
+
+    private static <T> T absentIfNotFound(ApiCall<T> call) throws ApiException {
+        try {
+            return call.call();
+        } catch (ApiException e) {
+            if (e.getCode() == 404) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
     private static JsonObject operation(String op, String path, String value) {
         var operation = new JsonObject();
         operation.addProperty("op", op);

@@ -19,6 +19,7 @@ record CertgenOptions(
         Duration validity,
         Duration renewBefore,
         boolean renewNow,
+        boolean deleteWebhooks,
         String kubeconfig,
         boolean help) {
 
@@ -37,6 +38,9 @@ record CertgenOptions(
               --renew-before DURATION     renew when less than this is left (default 30d)
               --renew-now                 renew a current certificate too (a rotation that fails no request:
                                           the previous CA stays trusted until the servers have reloaded)
+              --delete-webhooks           delete both webhook configurations and nothing else (Helm's
+                                          pre-delete hook: the API server stops calling Remold before
+                                          its server goes)
               --kubeconfig FILE           kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
               --help                      this text
             Exit codes: 0 done, 1 the API server refused or failed, 2 invalid options.
@@ -49,7 +53,7 @@ record CertgenOptions(
         String namespace = "remold-system", secret = "remold-tls", service = "remold", mutating = "remold-mutating",
                 validating = "remold-validating", kubeconfig = null;
         Duration validity = Duration.ofDays(365), renewBefore = Duration.ofDays(30);
-        boolean help = false, renewNow = false;
+        boolean help = false, renewNow = false, deleteWebhooks = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String name = arg;
@@ -65,6 +69,10 @@ record CertgenOptions(
             }
             if (arg.equals("--renew-now")) {
                 renewNow = true;
+                continue;
+            }
+            if (arg.equals("--delete-webhooks")) {
+                deleteWebhooks = true;
                 continue;
             }
             if (!List.of("--namespace", "--secret", "--service", "--mutating-webhook", "--validating-webhook",
@@ -94,7 +102,7 @@ record CertgenOptions(
                     + validity + "), or every run would renew");
         }
         return new CertgenOptions(namespace, secret, service, mutating, validating, validity, renewBefore, renewNow,
-                kubeconfig, help);
+                deleteWebhooks, kubeconfig, help);
     }
 
     /** The DNS names a client may use for the Service, shortest first. */

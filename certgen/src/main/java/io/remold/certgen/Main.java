@@ -47,7 +47,12 @@ public final class Main {
             return 2;
         }
         try {
-            new Certgen(options, client, Clock.systemUTC(), out).run();
+            var certgen = new Certgen(options, client, Clock.systemUTC(), out);
+            if (options.deleteWebhooks()) {
+                certgen.deleteWebhooks();
+            } else {
+                certgen.run();
+            }
             return 0;
         } catch (Certgen.ApiFailure e) {
             err.println("remold-certgen: " + e.getMessage());

@@ -97,6 +97,26 @@ class CertgenTest {
                 .add("metadata", Json.createObjectBuilder().add("name", name)).add("webhooks", list).build();
     }
 
+    @Test
+    void deleteWebhooksDeletesBothConfigurationsAndNothingElseAndARerunSucceeds() {
+        Result first = runMain("--delete-webhooks");
+        assertThat(first.err(), first.code(), is(0));
+        assertThat(api.writes(), contains("DELETE " + MUTATING, "DELETE " + VALIDATING));
+        Result again = runMain("--delete-webhooks");
+        assertThat(again.err(), again.code(), is(0));
+        assertThat(again.out(), containsString("MutatingWebhookConfiguration remold-mutating: already gone"));
+        assertThat(api.writes(), hasSize(2));
+    }
+
+    @Test
+    void deleteWebhooksNamesTheRefusedObject() {
+        api.forbid("DELETE", MUTATING);
+        Result refused = runMain("--delete-webhooks");
+        assertThat(refused.code(), is(1));
+        assertThat(refused.err(), containsString("MutatingWebhookConfiguration remold-mutating"));
+        assertThat(refused.err(), containsString("403"));
+    }
+
     private Result runMain(String... extra) {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();

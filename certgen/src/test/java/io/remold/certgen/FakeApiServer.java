@@ -116,6 +116,15 @@ final class FakeApiServer implements AutoCloseable {
                     write(method, path, patched.asJsonObject());
                     respond(exchange, 200, objects.get(path));
                 }
+                case "DELETE" -> {
+                    if (current == null) {
+                        respond(exchange, 404, notFound(path));
+                        return;
+                    }
+                    objects.remove(path);
+                    writes.add(method + " " + path);
+                    respond(exchange, 200, status(200, "Success", "deleted"));
+                }
                 default -> respond(exchange, 405, status(405, "MethodNotAllowed", method));
             }
         }

@@ -679,6 +679,56 @@ class KindIT {
         Kind.kubectl("delete", "namespace", "kind-after-uninstall", "--wait=false").run().orFail();
     }
 
+    // ---- 14. Helm ----
+
+    /**
+     * The repository's chart, as an operator uses it: helm install with the locally built image, then helm upgrade to
+     * a new image tag with the admission stream running (zero failed admissions, the CA kept: the Secret is
+     * certgen's, not Helm's), then helm uninstall, whose pre-delete hook removes the webhooks before Helm deletes the
+     * server. --force-conflicts: the leader owns the Reject webhook's namespaceSelector (it narrows it), which an
+     * upgrade widens again, as re-applying the bundle does.
+     */
+    @Test
+    @Order(14)
+    void helmInstallsUpgradesUnderLoadAndUninstallsLeavingNoWebhook() throws Exception {
+        var helm = new Helm(Kind.REPO, Kind.WORK);
+        String chart = helm.chart().toString();
+        String[] release = {"--kubeconfig", Kind.KUBECONFIG.toString(), "--namespace", "default"};
+        helm.helm("lint", chart).run().orFail();
+        Path values = helm.values("kind", Kind.imageFlags(Kind.TAG));
+        helm.helm("install", Helm.RELEASE, chart, "-f", values.toString()).with(release).run().orFail();
+        Kind.kubectl("wait", "--for=condition=Established", "crd/modrules.remold.io", "--timeout=60s").run().orFail();
+        Wait.until("the ModRules accepted", Duration.ofMinutes(4),
+                () -> Kind.kubectl("apply", "-f", "-").withInput(loadRules()).run().ok());
+        rolledOut();
+        Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job/remold-certgen-1", "--timeout=120s").run()
+                .orFail();
+        waitReady(LOAD, "mark-admitted", "reject-forbidden");
+        String ca = jsonpath("secret/remold-tls", SYSTEM, "{.data.ca\\.crt}");
+
+        String tag = Kind.TAG + "-helm";
+        Kind.loadTag(tag);
+        Path upgrade = helm.values("kind-upgrade", Kind.imageFlags(tag));
+        stream("helm-upgrade", () -> {
+            helm.helm("upgrade", Helm.RELEASE, chart, "-f", upgrade.toString(), "--force-conflicts").with(release)
+                    .run().orFail();
+            rolledOut();
+            Kind.kubectl("-n", SYSTEM, "wait", "--for=condition=complete", "job/remold-certgen-2", "--timeout=120s")
+                    .run().orFail();
+        });
+        assertThat(jsonpath("deployment/remold-server", SYSTEM, "{.spec.template.spec.containers[0].image}"),
+                is(Kind.IMAGE + ":" + tag));
+        assertThat("the upgrade kept the CA", jsonpath("secret/remold-tls", SYSTEM, "{.data.ca\\.crt}"), is(ca));
+
+        helm.helm("uninstall", Helm.RELEASE, "--wait", "--timeout", "5m").with(release).run().orFail();
+        assertThat(Kind.kubectl("get", "mutatingwebhookconfigurations,validatingwebhookconfigurations", "-o",
+                "name").run().orFail().stdout(), not(containsString("remold")));
+        Kind.kubectl("wait", "--for=delete", "namespace/" + SYSTEM, "--timeout=180s").run();
+        assertThat(Kind.kubectl("get", "clusterroles,clusterrolebindings", "-o", "name").run().orFail().stdout(),
+                not(containsString("remold")));
+        Kind.kubectl("create", "configmap", "after-helm-uninstall", "-n", LOAD).run().orFail();
+    }
+
     // ---- helpers ----
 
     private void stream(String name, AdmissionStream.Disruption disruption) throws Exception {

@@ -58,11 +58,18 @@ import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import io.kubernetes.client.openapi.models.V1Toleration;
 import io.kubernetes.client.openapi.models.V1TopologySpreadConstraint;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhook;
 import io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration;
 import io.kubernetes.client.openapi.models.V1Volume;
 import io.kubernetes.client.openapi.models.V1VolumeMount;
+import io.kubernetes.client.openapi.models.V2CrossVersionObjectReference;
+import io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler;
+import io.kubernetes.client.openapi.models.V2HorizontalPodAutoscalerSpec;
+import io.kubernetes.client.openapi.models.V2MetricSpec;
+import io.kubernetes.client.openapi.models.V2MetricTarget;
+import io.kubernetes.client.openapi.models.V2ResourceMetricSource;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -142,6 +149,8 @@ final class Bundle {
      * failed admissions through rollouts with it). Drain plus the 10 s shutdown grace stays inside the pod's 30 s.
      */
     static final int DRAIN_SECONDS = 5;
+    /** The average CPU use, in percent of the request, above which the autoscaler adds replicas. */
+    static final int AUTOSCALE_CPU_PERCENT = 70;
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
     static final String REMOLD_GROUP = "remold.io";
     static final String REPORTS_GROUP = "openreports.io";
@@ -204,6 +213,9 @@ final class Bundle {
             }
             objects.add(deployment());
             objects.add(disruptionBudget());
+            if (options.maxReplicas() > 0) {
+                objects.add(autoscaler());
+            }
             if (options.certManager()) {
                 objects.addAll(CertManager.objects(ns, TLS_SECRET, serviceDnsNames()));
             } else {
@@ -521,7 +533,9 @@ final class Bundle {
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector),
                 new V1TopologySpreadConstraint().maxSkew(1).topologyKey("topology.kubernetes.io/zone")
                         .whenUnsatisfiable("ScheduleAnyway").labelSelector(selector));
-        V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).securityContext(restrictedPod())
+        V1PodSpec pod = new V1PodSpec().serviceAccountName(SERVER).priorityClassName(options.priorityClass())
+                .nodeSelector(options.nodeSelector()).tolerations(tolerations())
+                .securityContext(restrictedPod())
                 .terminationGracePeriodSeconds(30L).topologySpreadConstraints(spread).containers(List.of(server))
                 .volumes(volumes);
         return new V1Deployment().apiVersion("apps/v1").kind("Deployment").metadata(namespacedMeta(SERVER))
@@ -533,10 +547,37 @@ final class Bundle {
                         .template(new V1PodTemplateSpec().metadata(new V1ObjectMeta().labels(labels)).spec(pod)));
     }
 
+    /** key[=value][:effect]: Equal with a value, Exists without; no effect tolerates every effect. */
+    private List<V1Toleration> tolerations() {
+        return options.tolerations().stream().map(taint -> {
+            int colon = taint.indexOf(':');
+            String keyValue = colon < 0 ? taint : taint.substring(0, colon);
+            int eq = keyValue.indexOf('=');
+            var toleration = new V1Toleration().key(eq < 0 ? keyValue : keyValue.substring(0, eq))
+                    .operator(eq < 0 ? "Exists" : "Equal").effect(colon < 0 ? null : taint.substring(colon + 1));
+            return eq < 0 ? toleration : toleration.value(keyValue.substring(eq + 1));
+        }).toList();
+    }
+
     private V1PodDisruptionBudget disruptionBudget() {
         return new V1PodDisruptionBudget().apiVersion("policy/v1").kind("PodDisruptionBudget").metadata(namespacedMeta(SERVER))
                 .spec(new V1PodDisruptionBudgetSpec().maxUnavailable(new IntOrString(1))
                         .selector(new V1LabelSelector().matchLabels(serverSelector())));
+    }
+
+    /**
+     * --max-replicas: more replicas under CPU load (a replica's request is 100m), never fewer than --replicas. Replicas
+     * share nothing but the leader Lease, so scaling out is how a large cluster grows.
+     */
+    private V2HorizontalPodAutoscaler autoscaler() {
+        return new V2HorizontalPodAutoscaler().apiVersion("autoscaling/v2").kind("HorizontalPodAutoscaler")
+                .metadata(namespacedMeta(SERVER)).spec(new V2HorizontalPodAutoscalerSpec()
+                        .scaleTargetRef(new V2CrossVersionObjectReference().apiVersion("apps/v1").kind("Deployment")
+                                .name(SERVER))
+                        .minReplicas(options.replicas()).maxReplicas(options.maxReplicas())
+                        .metrics(List.of(new V2MetricSpec().type("Resource").resource(new V2ResourceMetricSource()
+                                .name("cpu").target(new V2MetricTarget().type("Utilization")
+                                        .averageUtilization(AUTOSCALE_CPU_PERCENT))))));
     }
 
     private V1PodSpec certgenPod() {
@@ -616,7 +657,10 @@ final class Bundle {
         if (options.kubemodCompat()) {
             requirements.add(notTrue(KUBEMOD_IGNORE_LABEL));
         }
-        requirements.add(notKubeSystem());
+        // --ignore-namespaces: the leader's narrowing keeps this requirement (it replaces only its own In one)
+        var ignored = new ArrayList<>(notKubeSystem().getValues());
+        ignored.addAll(options.ignoreNamespaces());
+        requirements.add(notKubeSystem().values(ignored));
         return new V1LabelSelector().matchExpressions(requirements);
     }
 

@@ -29,7 +29,14 @@ import java.util.regex.Pattern;
  * @param kinitirasCompat whether kinitiras's policy CRDs are installed, read and validated
  * @param reports    whether OpenReports' CRDs are installed and the server writes reports into them
  * @param existingApply resources ({@code [group/]plural}) the server may write for rules with {@code existing: Apply}
- * @param monitoring which parts of the observability pack are installed (ServiceMonitor, PrometheusRule, dashboard)
+ * @param serviceMonitor whether a ServiceMonitor (and a Service of the admin port) is installed
+ * @param prometheusRule whether a PrometheusRule with Remold's alerts is installed
+ * @param dashboard    whether the Grafana dashboard is installed as a labelled ConfigMap
+ * @param priorityClass the server pods' PriorityClass, or null for none
+ * @param maxReplicas  0, or the most replicas a HorizontalPodAutoscaler scales the server to (from {@code replicas})
+ * @param ignoreNamespaces namespaces the Patch and Reject webhooks skip, besides kube-system and labelled ones
+ * @param nodeSelector the server pods' node selector (label to value)
+ * @param tolerations  taints the server pods tolerate, each {@code key[=value][:effect]}
  */
 record InstallOptions(
         String namespace,
@@ -61,7 +68,14 @@ record InstallOptions(
         boolean kinitirasWebhookLabel,
         boolean reports,
         List<String> existingApply,
-        Monitoring monitoring) {
+        boolean serviceMonitor,
+        boolean prometheusRule,
+        boolean dashboard,
+        String priorityClass,
+        int maxReplicas,
+        List<String> ignoreNamespaces,
+        java.util.Map<String, String> nodeSelector,
+        List<String> tolerations) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -157,10 +171,31 @@ record InstallOptions(
               --prometheus-rule                add a PrometheusRule with the alerts of docs/operations.md
               --dashboard                      add the Grafana dashboard as a ConfigMap labelled
                                                grafana_dashboard: "1"
+              --helm-chart DIR                 write the Helm chart (charts/remold) into DIR instead of the
+                                               bundle: one value per option above, defaulting to the options
+                                               given with it
+              --priority-class NAME            PriorityClass of the server pods (default none)
+              --max-replicas N                 scale the server out under CPU load, up to N replicas, with a
+                                               HorizontalPodAutoscaler (default: none, --replicas fixed);
+                                               replicas share nothing but the leader Lease
+              --ignore-namespaces NS1,NS2,...  namespaces the Patch and Reject webhooks skip, besides kube-system
+                                               and those labelled admission.remold.io/ignore=true (default none)
+              --node-selector L1,L2,...        node labels (key=value) the server pods must run on (default any
+                                               node)
+              --tolerations T1,T2,...          taints the server pods tolerate, each key[=value][:effect]
+                                               (effect NoSchedule, PreferNoSchedule or NoExecute; default none)
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+    /** A label key ([prefix/]name) and value, as Kubernetes accepts them. */
+    private static final Pattern LABEL = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
+            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+    /** key[=value][:effect], as kubectl taint writes a taint. */
+    static final Pattern TOLERATION = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
+            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?(=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)?"
+            + "(:(NoSchedule|PreferNoSchedule|NoExecute))?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
@@ -172,10 +207,16 @@ record InstallOptions(
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
     private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
 
+    /** Which parts of the observability pack are installed. */
+    Monitoring monitoring() {
+        return new Monitoring(serviceMonitor, prometheusRule, dashboard);
+    }
+
     static InstallOptions defaults() {
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
-                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of(), Monitoring.NONE);
+                OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of(), false, false, false,
+                null, 0, List.of(), java.util.Map.of(), List.of());
     }
 
     boolean inCluster() {
@@ -190,7 +231,11 @@ record InstallOptions(
         InstallOptions o = defaults();
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
-        int replicas = o.replicas, timeout = o.timeoutSeconds;
+        int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0;
+        String priorityClass = null;
+        List<String> ignoreNamespaces = o.ignoreNamespaces;
+        java.util.Map<String, String> nodeSelector = o.nodeSelector;
+        List<String> tolerations = o.tolerations;
         List<String> resources = o.resources, operations = o.operations, allowReferences = o.allowReferences,
                 scriptKinds = null, ingress = null, tenantScripts = o.tenantScripts, allowHttpRef = o.allowHttpRef,
                 existingApply = o.existingApply;
@@ -224,7 +269,8 @@ record InstallOptions(
                 case "--namespace", "--image", "--tag", "--image-pull-policy", "--replicas", "--resources", "--operations",
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
-                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--existing-apply-resources" -> {
+                     "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--existing-apply-resources",
+                     "--priority-class", "--max-replicas", "--ignore-namespaces", "--node-selector", "--tolerations" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -264,6 +310,13 @@ record InstallOptions(
                         case "--existing-apply-resources" -> existingApply = "none".equals(value) ? List.of()
                                 : list(name, value, r -> REFERENCED.matcher(r).matches() && !"pods".equals(r),
                                 "resources as [group/]plural other than pods, such as apps/deployments");
+                        case "--priority-class" -> priorityClass = matching(name, value, SUBDOMAIN, "a DNS subdomain");
+                        case "--max-replicas" -> maxReplicas = integer(name, value, 1, 100);
+                        case "--ignore-namespaces" -> ignoreNamespaces = "none".equals(value) ? List.of()
+                                : list(name, value, n -> DNS_LABEL.matcher(n).matches(), "namespace names");
+                        case "--node-selector" -> nodeSelector = labels(name, value);
+                        case "--tolerations" -> tolerations = list(name, value, t -> TOLERATION.matcher(t).matches(),
+                                "taints as key[=value][:effect], such as dedicated=remold:NoSchedule");
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -286,6 +339,9 @@ record InstallOptions(
             throw new UsageException("--service-monitor scrapes the in-cluster server: with --webhook-url, scrape "
                     + "your server's admin port yourself");
         }
+        if (maxReplicas != 0 && maxReplicas < replicas) {
+            throw new UsageException("option --max-replicas: " + maxReplicas + " is fewer than --replicas " + replicas);
+        }
         byte[] caBundle = caFile == null ? null : readCa("--ca-file", caFile);
         byte[] clientCa = clientCaFile == null ? null : readCa("--client-ca-file", clientCaFile);
         return new InstallOptions(namespace, image, tag, pullPolicy, replicas, resources, operations, mutate, validate, timeout,
@@ -293,7 +349,8 @@ record InstallOptions(
                 scriptKinds != null ? scriptKinds : jsAdmissions ? DEFAULT_SCRIPT_KINDS : List.of(),
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
                 allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply,
-                new Monitoring(serviceMonitor, prometheusRule, dashboard));
+                serviceMonitor, prometheusRule, dashboard, priorityClass, maxReplicas,
+                ignoreNamespaces, nodeSelector, tolerations);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */
@@ -353,6 +410,17 @@ record InstallOptions(
             items.add(item);
         }
         return List.copyOf(new ArrayList<>(items));
+    }
+
+    /** {@code key=value,...} node labels, sorted by key. */
+    private static java.util.Map<String, String> labels(String option, String value) throws UsageException {
+        var labels = new java.util.TreeMap<String, String>();
+        for (String item : list(option, value, i -> LABEL.matcher(i).matches(),
+                "label=value pairs such as kubernetes.io/os=linux")) {
+            int eq = item.indexOf('=');
+            labels.put(item.substring(0, eq), item.substring(eq + 1));
+        }
+        return java.util.Collections.unmodifiableMap(labels);
     }
 
     private static String webhookUrl(String value) throws UsageException {

@@ -28,7 +28,6 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * @param dashboard      whether the dashboard is installed as a ConfigMap labelled {@value #DASHBOARD_LABEL}
  */
 record Monitoring(boolean serviceMonitor, boolean prometheusRule, boolean dashboard) {
-    static final Monitoring NONE = new Monitoring(false, false, false);
     static final String FOLDER = "observability/";
     static final String SERVICE_MONITOR = FOLDER + "servicemonitor.yaml";
     static final String PROMETHEUS_RULE = FOLDER + "prometheusrule.yaml";

@@ -671,7 +671,18 @@ class InstallerTest {
                         "configure the in-cluster server"),
                 Arguments.of(new String[] {"--tenant-scripts", "Team_A"}, "option --tenant-scripts: item 1 'Team_A'"),
                 Arguments.of(new String[] {"--webhook-url", "https://h", "--service-monitor"},
-                        "--service-monitor scrapes the in-cluster server"));
+                        "--service-monitor scrapes the in-cluster server"),
+                Arguments.of(new String[] {"--priority-class", "High_Priority"},
+                        "option --priority-class: 'High_Priority' is not a DNS subdomain"),
+                Arguments.of(new String[] {"--max-replicas", "101"}, "option --max-replicas: '101' is not a whole number"),
+                Arguments.of(new String[] {"--ignore-namespaces", "team-a,Team_B"},
+                        "option --ignore-namespaces: item 2 'Team_B'"),
+                Arguments.of(new String[] {"--node-selector", "kubernetes.io/os"},
+                        "option --node-selector: item 1 'kubernetes.io/os' is not valid"),
+                Arguments.of(new String[] {"--tolerations", "dedicated=remold:NoRun"},
+                        "option --tolerations: item 1 'dedicated=remold:NoRun' is not valid"),
+                Arguments.of(new String[] {"--replicas", "3", "--max-replicas", "2"},
+                        "option --max-replicas: 2 is fewer than --replicas 3"));
     }
 
     @ParameterizedTest
@@ -681,6 +692,54 @@ class InstallerTest {
         assertThat(result.code(), is(2));
         assertThat(result.out(), is(""));
         assertThat(result.err(), containsString(message));
+    }
+
+    @Test
+    void ignoredNamespacesJoinKubeSystemInTheDragnetWebhooksAndNodeSelectorAndTolerationsPlaceTheServer()
+            throws UsageException {
+        List<Object> objects = new Bundle(InstallOptions.parse(List.of("--ignore-namespaces", "team-a,monitoring",
+                "--node-selector", "kubernetes.io/os=linux,node-role.example/infra=", "--node-annotations",
+                "--tolerations", "dedicated=remold:NoSchedule,node-role.kubernetes.io/control-plane,spot="))).objects();
+        var mutating = only(objects, io.kubernetes.client.openapi.models.V1MutatingWebhookConfiguration.class);
+        for (var webhook : mutating.getWebhooks()) {
+            var names = webhook.getNamespaceSelector().getMatchExpressions().stream()
+                    .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")).findFirst().orElseThrow();
+            assertThat(webhook.getName(), names.getValues(), is(List.of("kube-system", "team-a", "monitoring")));
+        }
+        var validating = only(objects, io.kubernetes.client.openapi.models.V1ValidatingWebhookConfiguration.class);
+        assertThat(validating.getWebhooks().get(1).getName(), is("modrule.remold.io"));
+        assertThat("ModRules are validated in ignored namespaces too",
+                validating.getWebhooks().get(1).getNamespaceSelector().getMatchExpressions().get(0).getValues(),
+                is(List.of("kube-system")));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getNodeSelector(),
+                is(java.util.Map.of("kubernetes.io/os", "linux", "node-role.example/infra", "")));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getTolerations(), is(List.of(
+                new io.kubernetes.client.openapi.models.V1Toleration().key("dedicated").operator("Equal").value("remold")
+                        .effect("NoSchedule"),
+                new io.kubernetes.client.openapi.models.V1Toleration().key("node-role.kubernetes.io/control-plane")
+                        .operator("Exists"),
+                new io.kubernetes.client.openapi.models.V1Toleration().key("spot").operator("Equal").value(""))));
+    }
+
+    @Test
+    void maxReplicasScalesTheServerFromReplicasAndPriorityClassNamesThePodsPriority() throws UsageException {
+        List<Object> objects = new Bundle(InstallOptions.parse(List.of("--replicas", "3", "--max-replicas", "10",
+                "--priority-class", "system-cluster-critical"))).objects();
+        var autoscaler = only(objects, io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler.class).getSpec();
+        assertThat(autoscaler.getScaleTargetRef().getKind() + "/" + autoscaler.getScaleTargetRef().getName(),
+                is("Deployment/" + Bundle.SERVER));
+        assertThat(autoscaler.getMinReplicas(), is(3));
+        assertThat(autoscaler.getMaxReplicas(), is(10));
+        assertThat(autoscaler.getMetrics().get(0).getResource().getTarget().getAverageUtilization(),
+                is(Bundle.AUTOSCALE_CPU_PERCENT));
+        assertThat(only(objects, V1Deployment.class).getSpec().getTemplate().getSpec().getPriorityClassName(),
+                is("system-cluster-critical"));
+
+        List<Object> defaults = new Bundle(InstallOptions.defaults()).objects();
+        assertThat(defaults.stream().anyMatch(o -> o instanceof io.kubernetes.client.openapi.models.V2HorizontalPodAutoscaler),
+                is(false));
+        assertThat(only(defaults, V1Deployment.class).getSpec().getTemplate().getSpec().getPriorityClassName(),
+                is((String) null));
     }
 
     private static <T> T only(List<Object> objects, Class<T> type) {
