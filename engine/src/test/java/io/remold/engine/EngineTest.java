@@ -282,15 +282,20 @@ class EngineTest {
         assertThat(d.result(), equalTo(json(forged)));
     }
 
-    @Test
-    void lastAppliedConfigurationIsPatchedToo() {
-        String applied = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"app\":\"x\"}}}";
+    /** A Pod named web with {@code labels}, applied by kubectl as {@code applied}; labelled blue by a rule. */
+    private static Decision labelledBlue(String labels, String applied) {
         String object = JsonTree.goText(Json.PROVIDER.createObjectBuilder(json(applied).asJsonObject())
-                .add("metadata", Json.PROVIDER.createObjectBuilder(json("{'name':'web','labels':{'app':'x'}}")
+                .add("metadata", Json.PROVIDER.createObjectBuilder(json("{'name':'web','labels':" + labels + "}")
                         .asJsonObject()).add("annotations", Json.PROVIDER.createObjectBuilder()
                         .add(Engine.LAST_APPLIED, applied))).build());
-        Decision d = mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind'}],"
+        return mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind'}],"
                 + " patch: [{op: add, path: /metadata/labels/color, value: blue}]}")), "ns", object);
+    }
+
+    @Test
+    void lastAppliedConfigurationIsPatchedToo() {
+        Decision d = labelledBlue("{'app':'x'}",
+                "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"app\":\"x\"}}}");
         String annotation = d.result().asJsonObject().getJsonObject("metadata").getJsonObject("annotations")
                 .getString(Engine.LAST_APPLIED);
         assertThat(json(annotation), equalTo(json("{'kind':'Pod','metadata':{'name':'web','labels':{'app':'x','color':'blue'}}}")));
@@ -311,13 +316,8 @@ class EngineTest {
     @Test
     void aPatchThatLeavesTheLastAppliedConfigurationAsItWasDoesNotRewriteIt() {
         // kubectl writes the annotation with a final newline; re-serializing it would be a change of the object.
-        String applied = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"color\":\"blue\"}}}\n";
-        String object = JsonTree.goText(Json.PROVIDER.createObjectBuilder(json(applied).asJsonObject())
-                .add("metadata", Json.PROVIDER.createObjectBuilder(json("{'name':'web','labels':{'color':'blue'}}")
-                        .asJsonObject()).add("annotations", Json.PROVIDER.createObjectBuilder()
-                        .add(Engine.LAST_APPLIED, applied))).build());
-        Decision d = mutate(List.of(rule("ns", "r", "{type: Patch, match: [{select: '$.kind'}],"
-                + " patch: [{op: add, path: /metadata/labels/color, value: blue}]}")), "ns", object);
+        Decision d = labelledBlue("{'color':'blue'}",
+                "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\",\"labels\":{\"color\":\"blue\"}}}\n");
         assertThat(d.patch(), equalTo(JsonValue.EMPTY_JSON_ARRAY));
     }
 
