@@ -66,32 +66,8 @@ class ImpactIT {
                   value: team-a
             """.formatted(NAMESPACE);
 
-    /** What the operator grants so that the server may scan Deployments in the namespace. */
-    private static final String GRANT = """
-            apiVersion: rbac.authorization.k8s.io/v1
-            kind: Role
-            metadata:
-              name: remold-impact-deployments
-              namespace: %1$s
-            rules:
-            - apiGroups: [apps]
-              resources: [deployments]
-              verbs: [list]
-            ---
-            apiVersion: rbac.authorization.k8s.io/v1
-            kind: RoleBinding
-            metadata:
-              name: remold-impact-deployments
-              namespace: %1$s
-            roleRef:
-              apiGroup: rbac.authorization.k8s.io
-              kind: Role
-              name: remold-impact-deployments
-            subjects:
-            - kind: ServiceAccount
-              name: remold-server
-              namespace: remold-system
-            """.formatted(NAMESPACE);
+    /** The Role the operator grants so that the server may scan Deployments in the namespace. */
+    private static final String GRANT = "remold-impact-deployments";
 
     private static String impact(String fields) {
         return Cluster.kubectl("get", Manifest.REMOLD_RULES, "add-owner", "-n", NAMESPACE, "-o",
@@ -114,7 +90,7 @@ class ImpactIT {
             assertThat(impact("{.status.impact.message}"), equalTo("the server may not list apps/v1 deployments in"
                     + " namespace " + NAMESPACE + ": grant its ClusterRole list on them to scan them"));
 
-            Cluster.apply(GRANT);
+            Steps.grantServer(GRANT, NAMESPACE, "apps", "deployments", "list");
             Cluster.kubectl("annotate", Manifest.REMOLD_RULES, "add-owner", "-n", NAMESPACE,
                     "remold.io/impact-requested=after-grant", "--overwrite").run().orFail();
             Wait.until("the scan asked for to complete", Duration.ofSeconds(60), () -> impact(
@@ -140,8 +116,7 @@ class ImpactIT {
         } finally {
             Cluster.kubectl("delete", Manifest.REMOLD_RULES, "add-owner", "-n", NAMESPACE, "--ignore-not-found").run();
             Cluster.kubectl("delete", "deployments", "--all", "-n", NAMESPACE).run();
-            Cluster.kubectl("delete", "rolebinding,role", "remold-impact-deployments", "-n", NAMESPACE,
-                    "--ignore-not-found").run();
+            Steps.revokeServer(GRANT, NAMESPACE);
             remold.server().awaitRulesInSync();
         }
     }

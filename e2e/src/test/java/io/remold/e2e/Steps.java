@@ -26,6 +26,44 @@ final class Steps {
     }
 
     /**
+     * Grants the server's ServiceAccount these verbs on one resource in one namespace, as an operator would for a
+     * rule's impact scans ({@code list}) or its applies to existing objects ({@code get}, {@code patch}): a Role and
+     * RoleBinding both called {@code name}.
+     */
+    static void grantServer(String name, String namespace, String group, String resource, String verbs) {
+        Cluster.apply("""
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: Role
+                metadata:
+                  name: %1$s
+                  namespace: %2$s
+                rules:
+                - apiGroups: ["%3$s"]
+                  resources: [%4$s]
+                  verbs: [%5$s]
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: RoleBinding
+                metadata:
+                  name: %1$s
+                  namespace: %2$s
+                roleRef:
+                  apiGroup: rbac.authorization.k8s.io
+                  kind: Role
+                  name: %1$s
+                subjects:
+                - kind: ServiceAccount
+                  name: remold-server
+                  namespace: remold-system
+                """.formatted(name, namespace, group, resource, verbs));
+    }
+
+    /** Takes back what {@link #grantServer} granted. */
+    static void revokeServer(String name, String namespace) {
+        Cluster.kubectl("delete", "rolebinding,role", name, "-n", namespace, "--ignore-not-found").run();
+    }
+
+    /**
      * Deletes the objects of a manifest file for good: without a kubelet or controller-manager, pods on a node and
      * protected volumes keep their finalizers and grace periods forever, so both are cut short.
      */
