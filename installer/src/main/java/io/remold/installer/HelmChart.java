@@ -128,7 +128,15 @@ final class HelmChart {
             new Value("--node-selector", "nodeSelector", "nodeSelector", new Switch(Map.of(),
                     Map.of("nodeselsentinel", "nodeselvaluesentinel"), ".Values.nodeSelector", null, null)),
             new Value("--tolerations", "tolerations", "tolerations", new Switch(List.of(),
-                    List.of("tolsentinel=tolvaluesentinel:NoSchedule"), ".Values.tolerations", null, null)));
+                    List.of("tolsentinel=tolvaluesentinel:NoSchedule"), ".Values.tolerations", null, null)),
+            new Value("--server-cpu", "serverCpu", "serverCpu", new Stand("4321m", "4321m", ".Values.serverCpu")),
+            new Value("--server-cpu-limit", "serverCpuLimit", "serverCpuLimit", new Stand("8642m", "8642m",
+                    ".Values.serverCpuLimit")),
+            // unset: the bundle's own, which depends on kinitirasCompat
+            new Value("--server-memory", "serverMemory", "serverMemory", new Switch(null, "9753Mi",
+                    ".Values.serverMemory", "9753Mi", ".Values.serverMemory")),
+            new Value("--drain-seconds", "drainSeconds", "drainSeconds", new Stand(7919, "7919",
+                    ".Values.drainSeconds")));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");
