@@ -507,6 +507,9 @@ final class Bundle {
         if (options.reports()) {
             args.add("--reports");
         }
+        if (options.logLevel() != null) {
+            args.add("--log-level=" + options.logLevel());
+        }
         var env = new ArrayList<>(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
                 fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")));
         if (!options.tenantScripts().isEmpty()) {

@@ -136,7 +136,9 @@ final class HelmChart {
             new Value("--server-memory", "serverMemory", "serverMemory", new Switch(null, "9753Mi",
                     ".Values.serverMemory", "9753Mi", ".Values.serverMemory")),
             new Value("--drain-seconds", "drainSeconds", "drainSeconds", new Stand(7919, "7919",
-                    ".Values.drainSeconds")));
+                    ".Values.drainSeconds")),
+            new Value("--log-level", "logLevel", "logLevel", new Switch(null, "loglevelsentinel", ".Values.logLevel",
+                    "loglevelsentinel", ".Values.logLevel")));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");

@@ -42,6 +42,7 @@ import java.util.regex.Pattern;
  * @param serverCpuLimit the server container's CPU limit
  * @param serverMemory the server container's memory request and limit, or null for the bundle's own (more with CUE)
  * @param drainSeconds how long a terminating server keeps answering (the server's drain-seconds)
+ * @param logLevel     the server's log-level, or null for its default (info)
  */
 record InstallOptions(
         String namespace,
@@ -84,7 +85,8 @@ record InstallOptions(
         String serverCpu,
         String serverCpuLimit,
         String serverMemory,
-        int drainSeconds) {
+        int drainSeconds,
+        String logLevel) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -199,6 +201,8 @@ record InstallOptions(
                                                %s with --kinitiras-compat)
               --drain-seconds N                how long a terminating server keeps answering, 0 to 20
                                                (default %s)
+              --log-level LEVEL                the server's least severe own log records: error, warn, info
+                                               or debug (default info)
               --help                           this text
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.SERVER_CPU,
             Bundle.SERVER_CPU_LIMIT, Bundle.SERVER_MEMORY, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.DRAIN_SECONDS);
@@ -225,6 +229,8 @@ record InstallOptions(
     private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
     private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
+    /** The server's log-level values. */
+    private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug");
 
     /** Which parts of the observability pack are installed. */
     Monitoring monitoring() {
@@ -236,7 +242,7 @@ record InstallOptions(
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
                 OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of(), false, false, false,
                 null, 0, List.of(), java.util.Map.of(), List.of(), Bundle.SERVER_CPU, Bundle.SERVER_CPU_LIMIT, null,
-                Bundle.DRAIN_SECONDS);
+                Bundle.DRAIN_SECONDS, null);
     }
 
     boolean inCluster() {
@@ -252,7 +258,8 @@ record InstallOptions(
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
         int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0, drainSeconds = o.drainSeconds;
-        String priorityClass = null, serverCpu = o.serverCpu, serverCpuLimit = o.serverCpuLimit, serverMemory = null;
+        String priorityClass = null, serverCpu = o.serverCpu, serverCpuLimit = o.serverCpuLimit, serverMemory = null,
+                logLevel = null;
         List<String> ignoreNamespaces = o.ignoreNamespaces;
         java.util.Map<String, String> nodeSelector = o.nodeSelector;
         List<String> tolerations = o.tolerations;
@@ -291,7 +298,7 @@ record InstallOptions(
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
                      "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--existing-apply-resources",
                      "--priority-class", "--max-replicas", "--ignore-namespaces", "--node-selector", "--tolerations",
-                     "--server-cpu", "--server-cpu-limit", "--server-memory", "--drain-seconds" -> {
+                     "--server-cpu", "--server-cpu-limit", "--server-memory", "--drain-seconds", "--log-level" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -344,6 +351,7 @@ record InstallOptions(
                         case "--server-memory" -> serverMemory = matching(name, value, MEMORY,
                                 "a memory quantity such as 512Mi or 1Gi");
                         case "--drain-seconds" -> drainSeconds = integer(name, value, 0, 20);
+                        case "--log-level" -> logLevel = oneOf(name, value, LOG_LEVELS);
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -382,7 +390,8 @@ record InstallOptions(
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
                 allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply,
                 serviceMonitor, prometheusRule, dashboard, priorityClass, maxReplicas,
-                ignoreNamespaces, nodeSelector, tolerations, serverCpu, serverCpuLimit, serverMemory, drainSeconds);
+                ignoreNamespaces, nodeSelector, tolerations, serverCpu, serverCpuLimit, serverMemory, drainSeconds,
+                logLevel);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

@@ -692,6 +692,8 @@ class InstallerTest {
                 Arguments.of(new String[] {"--server-cpu", "2"}, "option --server-cpu: 2 is more than --server-cpu-limit 1"),
                 Arguments.of(new String[] {"--server-cpu", "500m", "--server-cpu-limit", "250m"},
                         "option --server-cpu: 500m is more than --server-cpu-limit 250m"),
+                Arguments.of(new String[] {"--log-level", "FINE"},
+                        "option --log-level: 'FINE' is not one of error, warn, info, debug"),
                 Arguments.of(new String[] {"--drain-seconds", "21"},
                         "option --drain-seconds: '21' is not a whole number from 0 to 20"));
     }
@@ -777,6 +779,15 @@ class InstallerTest {
         assertThat(resources.getLimits().get("memory").toSuffixedString(), is(memory));
         assertThat(server.getArgs(), hasItem(drain));
         assertThat(server.getArgs().stream().filter(a -> a.startsWith("--drain-seconds=")).count(), is(1L));
+    }
+
+    @Test
+    void logLevelIsPassedToTheServerOnlyWhenGiven() throws UsageException {
+        var given = only(new Bundle(InstallOptions.parse(List.of("--log-level", "debug"))).objects(), V1Deployment.class);
+        assertThat(given.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs(), hasItem("--log-level=debug"));
+        var unset = only(new Bundle(InstallOptions.defaults()).objects(), V1Deployment.class);
+        assertThat(unset.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs().stream()
+                .noneMatch(a -> a.startsWith("--log-level")), is(true));
     }
 
     private static <T> T only(List<Object> objects, Class<T> type) {
