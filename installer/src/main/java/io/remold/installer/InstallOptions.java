@@ -232,6 +232,15 @@ record InstallOptions(
     /** The server's log-level values. */
     private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug");
 
+    /** Why --webhook-url refuses options of the in-cluster server (the chart refuses their values alike). */
+    static final String URL_WITH_CERT_MANAGER = "--webhook-url and --cert-manager exclude each other: cert-manager "
+            + "issues the certificate of the in-cluster server only";
+    static final String URL_WITH_IN_CLUSTER_OPTIONS = "--client-ca-file, --webhook-ingress-cidr and --tenant-scripts "
+            + "configure the in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
+            + "options and protect its port yourself";
+    static final String URL_WITH_SERVICE_MONITOR = "--service-monitor scrapes the in-cluster server: with "
+            + "--webhook-url, scrape your server's admin port yourself";
+
     /** Which parts of the observability pack are installed. */
     Monitoring monitoring() {
         return new Monitoring(serviceMonitor, prometheusRule, dashboard);
@@ -362,17 +371,13 @@ record InstallOptions(
             throw new UsageException("--ca-file is only used with --webhook-url");
         }
         if (url != null && certManager) {
-            throw new UsageException("--webhook-url and --cert-manager exclude each other: cert-manager issues "
-                    + "the certificate of the in-cluster server only");
+            throw new UsageException(URL_WITH_CERT_MANAGER);
         }
         if (url != null && (clientCaFile != null || ingress != null || !tenantScripts.isEmpty())) {
-            throw new UsageException("--client-ca-file, --webhook-ingress-cidr and --tenant-scripts configure the "
-                    + "in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
-                    + "options and protect its port yourself");
+            throw new UsageException(URL_WITH_IN_CLUSTER_OPTIONS);
         }
         if (url != null && serviceMonitor) {
-            throw new UsageException("--service-monitor scrapes the in-cluster server: with --webhook-url, scrape "
-                    + "your server's admin port yourself");
+            throw new UsageException(URL_WITH_SERVICE_MONITOR);
         }
         if (maxReplicas != 0 && maxReplicas < replicas) {
             throw new UsageException("option --max-replicas: " + maxReplicas + " is fewer than --replicas " + replicas);
