@@ -1,9 +1,11 @@
 package io.remold.e2e;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 
 import java.util.List;
 import java.util.stream.Stream;
@@ -58,6 +60,25 @@ class HelmIT {
                 Arguments.of("out-of-cluster", new String[] {"--webhook-url", "https://remold.example:8443/",
                         "--ca-file", ca}),
                 Arguments.of("out-of-cluster-public-ca", new String[] {"--webhook-url", "https://remold.example"}));
+    }
+
+    /** The chart refuses, with the installer's message, what the installer refuses beside --webhook-url. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedWithWebhookUrl")
+    void helmTemplateFailsWhereTheInstallerRefuses(String value, String setting, String message) {
+        var run = helm.helm("template", "remold", helm.chart().toString(), "--set",
+                "webhookUrl=https://remold.example," + setting).run();
+        assertThat(run.toString(), run.exitCode(), not(is(0)));
+        assertThat(run.toString(), run.stderr(), containsString(message));
+    }
+
+    static Stream<Arguments> refusedWithWebhookUrl() {
+        String inCluster = "configure the in-cluster server: with --webhook-url";
+        return Stream.of(
+                Arguments.of("certManager", "certManager=true", "--webhook-url and --cert-manager exclude each other"),
+                Arguments.of("clientCa", "clientCa=PEM", inCluster),
+                Arguments.of("tenantScripts", "tenantScripts={team-a}", inCluster),
+                Arguments.of("serviceMonitor", "serviceMonitor=true", "--service-monitor scrapes the in-cluster server"));
     }
 
     @ParameterizedTest(name = "{0}")

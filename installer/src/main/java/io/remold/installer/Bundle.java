@@ -149,6 +149,9 @@ final class Bundle {
      * failed admissions through rollouts with it). Drain plus the 10 s shutdown grace stays inside the pod's 30 s.
      */
     static final int DRAIN_SECONDS = 5;
+    /** CPU request and limit of a server container unless told: the autoscaler's percentages are of the request. */
+    static final String SERVER_CPU = "100m";
+    static final String SERVER_CPU_LIMIT = "1";
     /** The average CPU use, in percent of the request, above which the autoscaler adds replicas. */
     static final int AUTOSCALE_CPU_PERCENT = 70;
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
@@ -448,6 +451,9 @@ final class Bundle {
     }
 
     private String serverMemory() {
+        if (options.serverMemory() != null) {
+            return options.serverMemory();
+        }
         return options.kinitirasCompat() ? SERVER_MEMORY_WITH_CUE : SERVER_MEMORY;
     }
 
@@ -475,7 +481,7 @@ final class Bundle {
         labels.put("app.kubernetes.io/part-of", NAME);
         var args = new ArrayList<>(List.of("--port=" + CONTAINER_PORT, "--tls-cert=" + TLS_DIR + "/tls.crt",
                 "--tls-key=" + TLS_DIR + "/tls.key", "--system-namespace=" + ns, "--in-cluster",
-                "--drain-seconds=" + DRAIN_SECONDS, "--admin-port=" + ADMIN_PORT));
+                "--drain-seconds=" + options.drainSeconds(), "--admin-port=" + ADMIN_PORT));
         if (!options.allowReferences().isEmpty()) {
             args.add("--allow-references=" + String.join(",", options.allowReferences()));
         }
@@ -501,6 +507,9 @@ final class Bundle {
         if (options.reports()) {
             args.add("--reports");
         }
+        if (options.logLevel() != null) {
+            args.add("--log-level=" + options.logLevel());
+        }
         var env = new ArrayList<>(List.of(new V1EnvVar().name("JAVA_TOOL_OPTIONS").value(SERVER_JVM_OPTIONS),
                 fieldEnv("POD_NAME", "metadata.name"), fieldEnv("POD_NAMESPACE", "metadata.namespace")));
         if (!options.tenantScripts().isEmpty()) {
@@ -525,7 +534,7 @@ final class Bundle {
                         new V1ContainerPort().name("admin").containerPort(ADMIN_PORT).protocol("TCP")))
                 .readinessProbe(probe("/readyz", 5, 2))
                 .livenessProbe(probe("/healthz", 10, 3).initialDelaySeconds(10))
-                .resources(resources("100m", serverMemory(), "1", serverMemory()))
+                .resources(resources(options.serverCpu(), serverMemory(), options.serverCpuLimit(), serverMemory()))
                 .securityContext(restrictedContainer())
                 .volumeMounts(mounts);
         var spread = List.of(

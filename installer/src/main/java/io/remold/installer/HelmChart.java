@@ -128,7 +128,17 @@ final class HelmChart {
             new Value("--node-selector", "nodeSelector", "nodeSelector", new Switch(Map.of(),
                     Map.of("nodeselsentinel", "nodeselvaluesentinel"), ".Values.nodeSelector", null, null)),
             new Value("--tolerations", "tolerations", "tolerations", new Switch(List.of(),
-                    List.of("tolsentinel=tolvaluesentinel:NoSchedule"), ".Values.tolerations", null, null)));
+                    List.of("tolsentinel=tolvaluesentinel:NoSchedule"), ".Values.tolerations", null, null)),
+            new Value("--server-cpu", "serverCpu", "serverCpu", new Stand("4321m", "4321m", ".Values.serverCpu")),
+            new Value("--server-cpu-limit", "serverCpuLimit", "serverCpuLimit", new Stand("8642m", "8642m",
+                    ".Values.serverCpuLimit")),
+            // unset: the bundle's own, which depends on kinitirasCompat
+            new Value("--server-memory", "serverMemory", "serverMemory", new Switch(null, "9753Mi",
+                    ".Values.serverMemory", "9753Mi", ".Values.serverMemory")),
+            new Value("--drain-seconds", "drainSeconds", "drainSeconds", new Stand(7919, "7919",
+                    ".Values.drainSeconds")),
+            new Value("--log-level", "logLevel", "logLevel", new Switch(null, "loglevelsentinel", ".Values.logLevel",
+                    "loglevelsentinel", ".Values.logLevel")));
 
     /** The certgen Job's name carries a digest of its spec; the chart names it by release revision instead. */
     private static final Pattern CERTGEN_JOB = Pattern.compile(Bundle.CERTGEN + "-[0-9a-f]{10}\\b");
@@ -160,11 +170,27 @@ final class HelmChart {
         throw new IllegalArgumentException(component);
     }
 
+    /** The switches the installer refuses with --webhook-url, and its message, which the chart fails with. */
+    private static final List<Map.Entry<String, String>> NOT_WITH_URL = List.of(
+            Map.entry("certManager", InstallOptions.URL_WITH_CERT_MANAGER),
+            Map.entry("clientCa", InstallOptions.URL_WITH_IN_CLUSTER_OPTIONS),
+            Map.entry("tenantScripts", InstallOptions.URL_WITH_IN_CLUSTER_OPTIONS),
+            Map.entry("serviceMonitor", InstallOptions.URL_WITH_SERVICE_MONITOR));
+
     /** The combinations of switches the installer accepts. */
     static boolean allowed(BitSet on) {
-        boolean url = on.get(switchIndex("webhookUrl"));
-        return !url || !(on.get(switchIndex("certManager")) || on.get(switchIndex("clientCa"))
-                || on.get(switchIndex("tenantScripts")) || on.get(switchIndex("serviceMonitor")));
+        return !on.get(switchIndex("webhookUrl")) || NOT_WITH_URL.stream()
+                .noneMatch(e -> on.get(switchIndex(e.getKey())));
+    }
+
+    /** The chart's refusals of what the installer refuses: Helm fails with the installer's message. */
+    static String guards() {
+        var out = new StringBuilder();
+        String url = switches().get(switchIndex("webhookUrl")).test();
+        NOT_WITH_URL.forEach(e -> out.append("{{- if (and ").append(url).append(' ')
+                .append(switches().get(switchIndex(e.getKey())).test()).append(") }}\n{{- fail \"")
+                .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"")).append("\" }}\n{{- end }}\n"));
+        return out.toString();
     }
 
     /** The installer's options with every value at its placeholder, and the switches in {@code on} on. */
@@ -408,7 +434,8 @@ final class HelmChart {
     static String templateText(GuardedText text) {
         List<Switch> switches = switches();
         Function<Integer, String> test = i -> switches.get(i).test();
-        var out = new StringBuilder("# Written by java -jar remold-installer.jar --helm-chart from the bundle's model.\n");
+        var out = new StringBuilder("# Written by java -jar remold-installer.jar --helm-chart from the bundle's model.\n")
+                .append(guards());
         var group = new StringBuilder();
         GuardedText.Cond groupCond = null;
         for (GuardedText.Line line : text.lines()) {

@@ -1,5 +1,6 @@
 package io.remold.installer;
 
+import io.kubernetes.client.custom.Quantity;
 import io.remold.api.AllowedUrls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,6 +38,11 @@ import java.util.regex.Pattern;
  * @param ignoreNamespaces namespaces the Patch and Reject webhooks skip, besides kube-system and labelled ones
  * @param nodeSelector the server pods' node selector (label to value)
  * @param tolerations  taints the server pods tolerate, each {@code key[=value][:effect]}
+ * @param serverCpu    the server container's CPU request
+ * @param serverCpuLimit the server container's CPU limit
+ * @param serverMemory the server container's memory request and limit, or null for the bundle's own (more with CUE)
+ * @param drainSeconds how long a terminating server keeps answering (the server's drain-seconds)
+ * @param logLevel     the server's log-level, or null for its default (info)
  */
 record InstallOptions(
         String namespace,
@@ -75,7 +81,12 @@ record InstallOptions(
         int maxReplicas,
         List<String> ignoreNamespaces,
         java.util.Map<String, String> nodeSelector,
-        List<String> tolerations) {
+        List<String> tolerations,
+        String serverCpu,
+        String serverCpuLimit,
+        String serverMemory,
+        int drainSeconds,
+        String logLevel) {
 
     static final String DEFAULT_IMAGE = "ghcr.io/remold/remold";
     static final String DEFAULT_TAG = projectVersion();
@@ -184,8 +195,17 @@ record InstallOptions(
                                                node)
               --tolerations T1,T2,...          taints the server pods tolerate, each key[=value][:effect]
                                                (effect NoSchedule, PreferNoSchedule or NoExecute; default none)
+              --server-cpu Q                   CPU request of a server container (default %s)
+              --server-cpu-limit Q             CPU limit of a server container (default %s)
+              --server-memory Q                memory request and limit of a server container (default %s,
+                                               %s with --kinitiras-compat)
+              --drain-seconds N                how long a terminating server keeps answering, 0 to 20
+                                               (default %s)
+              --log-level LEVEL                the server's least severe own log records: error, warn, info
+                                               or debug (default info)
               --help                           this text
-            """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE);
+            """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.SERVER_CPU,
+            Bundle.SERVER_CPU_LIMIT, Bundle.SERVER_MEMORY, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.DRAIN_SECONDS);
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
     private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
@@ -196,6 +216,9 @@ record InstallOptions(
     static final Pattern TOLERATION = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
             + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?(=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)?"
             + "(:(NoSchedule|PreferNoSchedule|NoExecute))?");
+    /** Quantities as Kubernetes writes them for CPU (cores or millicores) and memory (bytes, decimal or binary). */
+    private static final Pattern CPU = Pattern.compile("[1-9][0-9]{0,5}m|[0-9]{1,3}(\\.[0-9]{1,3})?");
+    private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,6}(Ki|Mi|Gi|k|M|G)");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
     private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
@@ -206,6 +229,17 @@ record InstallOptions(
     private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
     private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
     private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
+    /** The server's log-level values. */
+    private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug");
+
+    /** Why --webhook-url refuses options of the in-cluster server (the chart refuses their values alike). */
+    static final String URL_WITH_CERT_MANAGER = "--webhook-url and --cert-manager exclude each other: cert-manager "
+            + "issues the certificate of the in-cluster server only";
+    static final String URL_WITH_IN_CLUSTER_OPTIONS = "--client-ca-file, --webhook-ingress-cidr and --tenant-scripts "
+            + "configure the in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
+            + "options and protect its port yourself";
+    static final String URL_WITH_SERVICE_MONITOR = "--service-monitor scrapes the in-cluster server: with "
+            + "--webhook-url, scrape your server's admin port yourself";
 
     /** Which parts of the observability pack are installed. */
     Monitoring monitoring() {
@@ -216,7 +250,8 @@ record InstallOptions(
         return new InstallOptions("remold-system", DEFAULT_IMAGE, DEFAULT_TAG, null, 2, DEFAULT_RESOURCES, DEFAULT_OPERATIONS,
                 "Ignore", "Fail", 5, null, null, false, false, false, false, DEFAULT_ALLOW_REFERENCES, false, List.of(),
                 OPEN_INGRESS, null, List.of(), false, false, List.of(), false, false, false, List.of(), false, false, false,
-                null, 0, List.of(), java.util.Map.of(), List.of());
+                null, 0, List.of(), java.util.Map.of(), List.of(), Bundle.SERVER_CPU, Bundle.SERVER_CPU_LIMIT, null,
+                Bundle.DRAIN_SECONDS, null);
     }
 
     boolean inCluster() {
@@ -231,8 +266,9 @@ record InstallOptions(
         InstallOptions o = defaults();
         String namespace = o.namespace, image = o.image, tag = o.tag, pullPolicy = null, mutate = o.mutateFailurePolicy,
                 validate = o.validateFailurePolicy, url = null, caFile = null, clientCaFile = null;
-        int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0;
-        String priorityClass = null;
+        int replicas = o.replicas, timeout = o.timeoutSeconds, maxReplicas = 0, drainSeconds = o.drainSeconds;
+        String priorityClass = null, serverCpu = o.serverCpu, serverCpuLimit = o.serverCpuLimit, serverMemory = null,
+                logLevel = null;
         List<String> ignoreNamespaces = o.ignoreNamespaces;
         java.util.Map<String, String> nodeSelector = o.nodeSelector;
         List<String> tolerations = o.tolerations;
@@ -270,7 +306,8 @@ record InstallOptions(
                      "--mutate-failure-policy", "--validate-failure-policy", "--timeout-seconds", "--webhook-url",
                      "--ca-file", "--allow-references", "--script-kinds", "--webhook-ingress-cidr",
                      "--client-ca-file", "--tenant-scripts", "--allow-http-ref", "--existing-apply-resources",
-                     "--priority-class", "--max-replicas", "--ignore-namespaces", "--node-selector", "--tolerations" -> {
+                     "--priority-class", "--max-replicas", "--ignore-namespaces", "--node-selector", "--tolerations",
+                     "--server-cpu", "--server-cpu-limit", "--server-memory", "--drain-seconds", "--log-level" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size()) {
@@ -317,6 +354,13 @@ record InstallOptions(
                         case "--node-selector" -> nodeSelector = labels(name, value);
                         case "--tolerations" -> tolerations = list(name, value, t -> TOLERATION.matcher(t).matches(),
                                 "taints as key[=value][:effect], such as dedicated=remold:NoSchedule");
+                        case "--server-cpu" -> serverCpu = matching(name, value, CPU, "a CPU quantity such as 250m or 2");
+                        case "--server-cpu-limit" -> serverCpuLimit = matching(name, value, CPU,
+                                "a CPU quantity such as 500m or 2");
+                        case "--server-memory" -> serverMemory = matching(name, value, MEMORY,
+                                "a memory quantity such as 512Mi or 1Gi");
+                        case "--drain-seconds" -> drainSeconds = integer(name, value, 0, 20);
+                        case "--log-level" -> logLevel = oneOf(name, value, LOG_LEVELS);
                         default -> throw new IllegalStateException(name);
                     }
                 }
@@ -327,20 +371,21 @@ record InstallOptions(
             throw new UsageException("--ca-file is only used with --webhook-url");
         }
         if (url != null && certManager) {
-            throw new UsageException("--webhook-url and --cert-manager exclude each other: cert-manager issues "
-                    + "the certificate of the in-cluster server only");
+            throw new UsageException(URL_WITH_CERT_MANAGER);
         }
         if (url != null && (clientCaFile != null || ingress != null || !tenantScripts.isEmpty())) {
-            throw new UsageException("--client-ca-file, --webhook-ingress-cidr and --tenant-scripts configure the "
-                    + "in-cluster server: with --webhook-url, give your server its client-ca and tenant-scripts "
-                    + "options and protect its port yourself");
+            throw new UsageException(URL_WITH_IN_CLUSTER_OPTIONS);
         }
         if (url != null && serviceMonitor) {
-            throw new UsageException("--service-monitor scrapes the in-cluster server: with --webhook-url, scrape "
-                    + "your server's admin port yourself");
+            throw new UsageException(URL_WITH_SERVICE_MONITOR);
         }
         if (maxReplicas != 0 && maxReplicas < replicas) {
             throw new UsageException("option --max-replicas: " + maxReplicas + " is fewer than --replicas " + replicas);
+        }
+        if (Quantity.fromString(serverCpu).getNumber()
+                .compareTo(Quantity.fromString(serverCpuLimit).getNumber()) > 0) {
+            throw new UsageException("option --server-cpu: " + serverCpu + " is more than --server-cpu-limit "
+                    + serverCpuLimit);
         }
         byte[] caBundle = caFile == null ? null : readCa("--ca-file", caFile);
         byte[] clientCa = clientCaFile == null ? null : readCa("--client-ca-file", clientCaFile);
@@ -350,7 +395,8 @@ record InstallOptions(
                 ingress != null ? ingress : OPEN_INGRESS, clientCa, tenantScripts, nodeAnnotations, kinitiras,
                 allowHttpRef, crossNamespaceOverrides, webhookLabel, reports, existingApply,
                 serviceMonitor, prometheusRule, dashboard, priorityClass, maxReplicas,
-                ignoreNamespaces, nodeSelector, tolerations);
+                ignoreNamespaces, nodeSelector, tolerations, serverCpu, serverCpuLimit, serverMemory, drainSeconds,
+                logLevel);
     }
 
     /** URL prefixes as the server reads them ({@code none}: none), refused here as the server would refuse them. */

@@ -48,6 +48,28 @@ class HelmChartTest {
                         .collect(Collectors.toCollection(TreeSet::new)), equalTo(components));
     }
 
+    /** A value the installer refuses beside --webhook-url, and the flags that ask for it. */
+    static Stream<org.junit.jupiter.params.provider.Arguments> refusedWithWebhookUrl() {
+        return Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of("certManager", List.of("--cert-manager")),
+                org.junit.jupiter.params.provider.Arguments.of("clientCa",
+                        List.of("--client-ca-file", "src/test/resources/test-ca.crt")),
+                org.junit.jupiter.params.provider.Arguments.of("tenantScripts", List.of("--tenant-scripts", "team-a")),
+                org.junit.jupiter.params.provider.Arguments.of("serviceMonitor", List.of("--service-monitor")));
+    }
+
+    /** helm cannot run here: HelmIT renders the refusal; this checks the guard is in the chart, with the message. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("refusedWithWebhookUrl")
+    void theChartFailsWhereTheInstallerRefuses(String value, List<String> flags) throws IOException {
+        var args = new java.util.ArrayList<>(List.of("--webhook-url", "https://remold.example"));
+        args.addAll(flags);
+        String message = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> InstallOptions.parse(args)).getMessage();
+        assertThat(Files.readString(CHART.resolve("templates/remold.yaml")), containsString(
+                "{{- if (and .Values.webhookUrl .Values." + value + ") }}\n{{- fail \"" + message + "\" }}\n"));
+    }
+
     /** Every combination of up to four switches, and all compatible switches at once. */
     @Test
     void theTemplateIsTheBundleUnderEveryCombinationOfSwitches() {

@@ -682,7 +682,20 @@ class InstallerTest {
                 Arguments.of(new String[] {"--tolerations", "dedicated=remold:NoRun"},
                         "option --tolerations: item 1 'dedicated=remold:NoRun' is not valid"),
                 Arguments.of(new String[] {"--replicas", "3", "--max-replicas", "2"},
-                        "option --max-replicas: 2 is fewer than --replicas 3"));
+                        "option --max-replicas: 2 is fewer than --replicas 3"),
+                Arguments.of(new String[] {"--server-cpu", "1.5cores"},
+                        "option --server-cpu: '1.5cores' is not a CPU quantity"),
+                Arguments.of(new String[] {"--server-cpu-limit", "-1"},
+                        "option --server-cpu-limit: '-1' is not a CPU quantity"),
+                Arguments.of(new String[] {"--server-memory", "512"},
+                        "option --server-memory: '512' is not a memory quantity"),
+                Arguments.of(new String[] {"--server-cpu", "2"}, "option --server-cpu: 2 is more than --server-cpu-limit 1"),
+                Arguments.of(new String[] {"--server-cpu", "500m", "--server-cpu-limit", "250m"},
+                        "option --server-cpu: 500m is more than --server-cpu-limit 250m"),
+                Arguments.of(new String[] {"--log-level", "FINE"},
+                        "option --log-level: 'FINE' is not one of error, warn, info, debug"),
+                Arguments.of(new String[] {"--drain-seconds", "21"},
+                        "option --drain-seconds: '21' is not a whole number from 0 to 20"));
     }
 
     @ParameterizedTest
@@ -740,6 +753,41 @@ class InstallerTest {
                 is(false));
         assertThat(only(defaults, V1Deployment.class).getSpec().getTemplate().getSpec().getPriorityClassName(),
                 is((String) null));
+    }
+
+    /** The server container's resources and drain: as given, else the bundle's own (768Mi with CUE workers). */
+    static Stream<Arguments> serverSizes() {
+        return Stream.of(
+                Arguments.of(List.of(), "100m", "1", "256Mi", "--drain-seconds=5"),
+                Arguments.of(List.of("--kinitiras-compat"), "100m", "1", "768Mi", "--drain-seconds=5"),
+                Arguments.of(List.of("--server-cpu", "250m", "--server-cpu-limit", "2", "--server-memory", "512Mi",
+                        "--drain-seconds", "0"), "250m", "2", "512Mi", "--drain-seconds=0"),
+                Arguments.of(List.of("--kinitiras-compat", "--server-memory=1Gi", "--server-cpu=1",
+                        "--drain-seconds=20"), "1", "1", "1Gi", "--drain-seconds=20"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("serverSizes")
+    void serverOptionsSizeTheServerContainerAndSetItsDrain(List<String> args, String cpu, String cpuLimit,
+                                                           String memory, String drain) throws UsageException {
+        var server = only(new Bundle(InstallOptions.parse(args)).objects(), V1Deployment.class).getSpec()
+                .getTemplate().getSpec().getContainers().get(0);
+        var resources = server.getResources();
+        assertThat(resources.getRequests().get("cpu").toSuffixedString(), is(cpu));
+        assertThat(resources.getLimits().get("cpu").toSuffixedString(), is(cpuLimit));
+        assertThat(resources.getRequests().get("memory").toSuffixedString(), is(memory));
+        assertThat(resources.getLimits().get("memory").toSuffixedString(), is(memory));
+        assertThat(server.getArgs(), hasItem(drain));
+        assertThat(server.getArgs().stream().filter(a -> a.startsWith("--drain-seconds=")).count(), is(1L));
+    }
+
+    @Test
+    void logLevelIsPassedToTheServerOnlyWhenGiven() throws UsageException {
+        var given = only(new Bundle(InstallOptions.parse(List.of("--log-level", "debug"))).objects(), V1Deployment.class);
+        assertThat(given.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs(), hasItem("--log-level=debug"));
+        var unset = only(new Bundle(InstallOptions.defaults()).objects(), V1Deployment.class);
+        assertThat(unset.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs().stream()
+                .noneMatch(a -> a.startsWith("--log-level")), is(true));
     }
 
     private static <T> T only(List<Object> objects, Class<T> type) {

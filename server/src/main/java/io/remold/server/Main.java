@@ -64,7 +64,7 @@ public final class Main {
             err.println("run 'remold --help' for the options");
             return 2;
         }
-        Logs.configure(config.logFormat(), out);
+        Logs.configure(config.logFormat(), config.logLevel(), out);
         Serve running;
         try {
             running = Serve.start(config, out);

@@ -8,6 +8,7 @@ import io.remold.rules.TenantScripts;
 import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.existing.ScanSettings;
 import io.remold.server.log.LogFormat;
+import io.remold.server.log.LogLevel;
 import io.remold.server.reports.ReportLimits;
 import io.remold.server.reports.ReportOptions;
 
@@ -28,7 +29,7 @@ import java.util.Set;
  */
 record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path> tlsKey,
                     Optional<Path> generatedCertDir, String systemNamespace, Optional<Path> rules,
-                    long maxBodyBytes, LogFormat logFormat, Optional<Path> kubeconfig, boolean inCluster,
+                    long maxBodyBytes, LogFormat logFormat, LogLevel logLevel, Optional<Path> kubeconfig, boolean inCluster,
                     boolean kubemodCompat, Duration pollInterval, Duration shutdownGrace, Duration drain,
                     List<String> allowReferences, String kubemodSystemNamespace, TenantScripts tenantScripts,
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
@@ -54,6 +55,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("rules", "folder of ModRule files (folder mode)"),
             new Key("max-body-bytes", "largest accepted request body (the API server sends at most about 3 MiB)"),
             new Key("log-format", "json or text"),
+            new Key("log-level", "least severe of Remold's own log records written: error, warn, info or debug"
+                    + " (other libraries' stay at info)"),
             new Key("kubeconfig", "kubeconfig file (cluster mode)"),
             new Key("in-cluster", "use the pod's service account (cluster mode)"),
             new Key("kubemod-compat", "also honour KubeMod's namespace label and node-ref annotation (cluster mode)"),
@@ -145,7 +148,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 string(config, "system-namespace"),
                 path(config, "rules"),
                 number(config, "max-body-bytes"),
-                enumValue(config, "log-format"),
+                enumValue(config, "log-format", LogFormat.class),
+                enumValue(config, "log-level", LogLevel.class),
                 path(config, "kubeconfig"),
                 bool(config, "in-cluster"),
                 bool(config, "kubemod-compat"),
@@ -263,13 +267,15 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         };
     }
 
-    private static LogFormat enumValue(Config config, String key) {
+    /** One of {@code type}'s constants, by name ({@code json or text}, {@code error, warn, info or debug}). */
+    private static <E extends Enum<E>> E enumValue(Config config, String key, Class<E> type) {
         String text = string(config, key).trim();
-        try {
-            return LogFormat.valueOf(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(key + " must be json or text: \"" + text + "\"");
+        var names = java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).toList();
+        if (!names.contains(text)) {
+            throw new IllegalArgumentException(key + " must be " + String.join(", ", names.subList(0, names.size() - 1))
+                    + " or " + names.getLast() + ": \"" + text + "\"");
         }
+        return Enum.valueOf(type, text);
     }
 
     /** An http or https URL with a host, or empty when blank. */

@@ -73,6 +73,11 @@ class MainTest {
         assertThat(run("serve", "--impact-samples", "101"), is(2));
         assertThat(err.toString(StandardCharsets.UTF_8),
                 containsString("impact-samples must be between 0 and 100: 101"));
+        assertThat(run("serve", "--log-level", "verbose"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8),
+                containsString("log-level must be error, warn, info or debug: \"verbose\""));
+        assertThat(run("serve", "--log-format", "xml"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8), containsString("log-format must be json or text: \"xml\""));
     }
 
     @Test
@@ -86,6 +91,7 @@ class MainTest {
         assertThat(config.clientCa(), is(Optional.empty()));
         assertThat(config.systemNamespace(), is("remold-system"));
         assertThat(config.logFormat(), is(LogFormat.json));
+        assertThat(config.logLevel(), is(io.remold.server.log.LogLevel.info));
         assertThat(config.rules(), is(Optional.empty()));
         assertThat(config.inCluster(), is(false));
         assertThat(config.shutdownGrace(), is(Duration.ofSeconds(10)));

@@ -23,15 +23,25 @@ public final class Logs {
     private Logs() {
     }
 
-    /** Replaces the root handlers with one that writes lines to {@code out}. */
-    public static void configure(LogFormat format, OutputStream out) {
+    /**
+     * Remold's loggers ({@code io.remold.*}), held here: java.util.logging keeps loggers weakly, and a collected one
+     * would forget its level.
+     */
+    private static final Logger REMOLD = Logger.getLogger("io.remold");
+
+    /**
+     * Replaces the root handlers with one that writes lines to {@code out}: Remold's records from {@code level} on,
+     * other libraries' (Helidon, client-java) from info on, so that debug is Remold's own detail only.
+     */
+    public static void configure(LogFormat format, LogLevel level, OutputStream out) {
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
         Handler handler = new BatchingHandler(out,
                 format == LogFormat.json ? new JsonLines() : new TextLines());
-        handler.setLevel(Level.INFO);
+        handler.setLevel(Level.ALL);
         root.addHandler(handler);
         root.setLevel(Level.INFO);
+        REMOLD.setLevel(level.level());
     }
 
     /** Logs {@code message} with structured fields. */

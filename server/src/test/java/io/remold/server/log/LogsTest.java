@@ -45,6 +45,42 @@ class LogsTest {
         }
     }
 
+    /** What the configured root handler writes of one record per level, of Remold's loggers and of another's. */
+    private static List<String> written(LogLevel level) throws java.io.IOException {
+        var out = new java.io.ByteArrayOutputStream();
+        try {
+            Logs.configure(LogFormat.text, level, out);
+            for (String logger : List.of("io.remold.server.leader", "io.helidon.webserver")) {
+                for (Level l : List.of(Level.SEVERE, Level.WARNING, Level.INFO, Level.FINE, Level.FINER)) {
+                    java.util.logging.Logger.getLogger(logger).log(l, "{0} line", l);
+                }
+            }
+            java.util.logging.Logger.getLogger("").getHandlers()[0].flush();
+        } finally {
+            java.util.logging.LogManager.getLogManager().readConfiguration();
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .map(line -> line.substring(line.indexOf(' ') + 1)).toList();
+    }
+
+    static Stream<Arguments> levels() {
+        return Stream.of(
+                Arguments.of(LogLevel.error, List.of("SEVERE")),
+                Arguments.of(LogLevel.warn, List.of("SEVERE", "WARNING")),
+                Arguments.of(LogLevel.info, List.of("SEVERE", "WARNING", "INFO")),
+                Arguments.of(LogLevel.debug, List.of("SEVERE", "WARNING", "INFO", "FINE")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("levels")
+    void theLogLevelSetsRemoldsLoggersAndLeavesOthersAtInfo(LogLevel level, List<String> remold)
+            throws java.io.IOException {
+        var expected = new java.util.ArrayList<String>();
+        remold.forEach(l -> expected.add(l + " io.remold.server.leader: " + l + " line"));
+        List.of("SEVERE", "WARNING", "INFO").forEach(l -> expected.add(l + " io.helidon.webserver: " + l + " line"));
+        assertThat(written(level), is(expected));
+    }
+
     @Test
     void writesTheFieldsInOrderWithTheirTypes() {
         var fields = new LinkedHashMap<String, Object>();
