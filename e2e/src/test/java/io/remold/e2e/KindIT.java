@@ -759,8 +759,17 @@ class KindIT {
         Kind.kubectl("delete", "configmaps", "-n", LOAD, "-l", "stream=" + name, "--wait=false").run().orFail();
     }
 
+    /**
+     * The server's rollout done, and the previous replicas gone: a replica of the previous configuration drains for a
+     * few seconds after the rollout reports success, and the API server's open connections may still reach it.
+     */
     private static void rolledOut() {
         Kind.kubectl("-n", SYSTEM, "rollout", "status", "deployment/remold-server", "--timeout=180s").run().orFail();
+        String replicas = Kind.kubectl("-n", SYSTEM, "get", "deployment/remold-server", "-o",
+                "jsonpath={.spec.replicas}").run().orFail().stdout().strip();
+        Wait.until("only the rolled-out server pods left (the previous ones terminated)", Duration.ofSeconds(120),
+                () -> Kind.kubectl("get", "pods", "-n", SYSTEM, "-l", "app.kubernetes.io/component=server", "-o",
+                        "name").run().orFail().stdout().lines().count() == Long.parseLong(replicas));
     }
 
     private static String jsonpath(String object, String namespace, String path) {
