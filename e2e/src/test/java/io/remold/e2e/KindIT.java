@@ -337,6 +337,10 @@ class KindIT {
                       value: probe
                 """.formatted(SHOP));
         waitReady(SHOP, "leader-probe");
+        // The leader's impact scan of the new rule writes status.impact once, after Ready: wait for it, so that the
+        // versions below are the rules' settled ones.
+        Wait.until("leader-probe's impact scan recorded", Duration.ofSeconds(60), () -> !List.of("", "Running")
+                .contains(jsonpath("modrules.remold.io/leader-probe", SHOP, "{.status.impact.state}")));
         assertThat(logs(leader), containsString("status of remold.io/v1beta1/modrules/" + SHOP + "/leader-probe"));
         assertThat("the follower writes no status", logs(follower), not(containsString("status of ")));
 
