@@ -11,8 +11,8 @@ import io.remold.server.existing.ServerSideApply;
 import io.remold.server.files.ChangePoller;
 import io.remold.server.http.HttpLimits;
 import io.remold.server.http.Metrics;
-import io.remold.server.http.ShadowWorker;
 import io.remold.server.http.OtlpTracing;
+import io.remold.server.http.ShadowWorker;
 import io.remold.server.http.Tracing;
 import io.remold.server.http.TlsFiles;
 import io.remold.server.http.WebhookServer;
@@ -57,6 +57,7 @@ final class Serve implements AutoCloseable {
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final WebhookServer server;
     private final BindingListener bindings;
+
     private Serve(ServerConfig config, PrintStream out) {
         var metrics = new Metrics();
         // Every verdict's one composition point: the metrics, and the reports when the leader writes them (cluster
