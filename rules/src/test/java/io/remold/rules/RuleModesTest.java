@@ -230,7 +230,7 @@ class RuleModesTest {
             assertThat(snapshot.enforced(validation).allowed(), is(true));
             assertThat(snapshot.warned(validation), equalTo(List.of("ModRule team-a/no-latest would refuse: latest")));
             assertThat(snapshot.warnedRules(validation), equalTo(List.of("team-a/no-latest")));
-            assertThat(AdmissionVerdicts.warned(snapshot, validation), equalTo(List.of(new RuleVerdict(
+            assertThat(AdmissionVerdicts.warned(snapshot, request.withObject(mutation.result()), validation), equalTo(List.of(new RuleVerdict(
                     validation.rejections().getFirst().family(), "team-a/no-latest", new Verdict.Refuses("latest")))));
             // Shadow rules run on the object the enforced rules made: tier reads the label label added.
             assertThat(AdmissionVerdicts.mutate(snapshot, request, mutation, System.nanoTime() + 1_000_000_000L)

@@ -15,9 +15,12 @@ public final class AdmissionVerdicts {
     private AdmissionVerdicts() {
     }
 
-    /** The Warn rules' verdicts in the enforcing engine's {@code decision}. */
-    public static List<RuleVerdict> warned(Snapshot snapshot, Decision decision) {
-        return Verdicts.of(decision, decision.result(), rule -> snapshot.mode(rule) == RuleMode.WARN);
+    /**
+     * The Warn rules' verdicts in the enforcing engine's {@code decision} of {@code request}: a change as what the
+     * rule's operations make of the request's object (not of the result, which already holds them).
+     */
+    public static List<RuleVerdict> warned(Snapshot snapshot, AdmissionRequest request, Decision decision) {
+        return Verdicts.of(decision, request.object(), rule -> snapshot.mode(rule) == RuleMode.WARN);
     }
 
     /**

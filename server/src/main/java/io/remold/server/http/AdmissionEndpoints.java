@@ -322,7 +322,7 @@ final class AdmissionEndpoints {
         shadow.submit(bodyBytes, () -> {
             ImpactSink sink = shadow.sink();
             if (warns) {
-                record(sink, AdmissionVerdicts.warned(snapshot, decision), RuleMode.WARN, request);
+                record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request);
             }
             long deadline = deadline(System.nanoTime());
             record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
