@@ -52,6 +52,20 @@ final class AdmissionStream {
      */
     static Result run(String name, String namespace, int perSecond, Duration minimum, Disruption disruption)
             throws InterruptedException {
+        return run(name, namespace, perSecond, minimum, disruption, true);
+    }
+
+    /**
+     * As {@link #run}, for a disruption that removes Remold: a create counts as admitted once the API server accepts
+     * it, whether or not Remold (still) labelled it.
+     */
+    static Result runWhileRemoved(String name, String namespace, int perSecond, Duration minimum,
+                                  Disruption disruption) throws InterruptedException {
+        return run(name, namespace, perSecond, minimum, disruption, false);
+    }
+
+    private static Result run(String name, String namespace, int perSecond, Duration minimum, Disruption disruption,
+                              boolean labelled) throws InterruptedException {
         var core = new CoreV1Api(Kind.api());
         var failures = new ConcurrentLinkedQueue<String>();
         var latencies = new ConcurrentLinkedQueue<Long>();
@@ -74,7 +88,7 @@ final class AdmissionStream {
              var ticks = Executors.newSingleThreadScheduledExecutor()) {
             ticks.scheduleAtFixedRate(() -> {
                 int n = attempted.incrementAndGet();
-                creates.execute(() -> create(core, namespace, name + "-" + n, name, failures, latencies));
+                creates.execute(() -> create(core, namespace, name + "-" + n, name, labelled, failures, latencies));
             }, 0, 1_000_000 / perSecond, TimeUnit.MICROSECONDS);
             while (true) {
                 long now = System.nanoTime();
@@ -94,7 +108,7 @@ final class AdmissionStream {
                 Duration.ofNanos(System.nanoTime() - start));
     }
 
-    private static void create(CoreV1Api core, String namespace, String objectName, String stream,
+    private static void create(CoreV1Api core, String namespace, String objectName, String stream, boolean labelled,
                                ConcurrentLinkedQueue<String> failures, ConcurrentLinkedQueue<Long> latencies) {
         var configMap = new V1ConfigMap().metadata(new V1ObjectMeta().name(objectName).labels(Map.of("stream", stream)))
                 .data(Map.of("n", objectName));
@@ -103,7 +117,7 @@ final class AdmissionStream {
             V1ConfigMap created = core.createNamespacedConfigMap(namespace, configMap).execute();
             latencies.add((System.nanoTime() - t0) / 1000);
             var labels = created.getMetadata().getLabels();
-            if (labels == null || !("seen-" + objectName).equals(labels.get(LABEL))) {
+            if (labelled && (labels == null || !("seen-" + objectName).equals(labels.get(LABEL)))) {
                 failures.add(objectName + ": created without the Patch rule's label " + LABEL + " (labels " + labels
                         + ")");
             }

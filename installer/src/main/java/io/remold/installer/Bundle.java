@@ -155,6 +155,8 @@ final class Bundle {
     /** The average CPU use, in percent of the request, above which the autoscaler adds replicas. */
     static final int AUTOSCALE_CPU_PERCENT = 70;
     static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+    /** The Helm chart's pre-delete hook's ServiceAccount, ClusterRole, ClusterRoleBinding and Job. */
+    static final String UNINSTALL_HOOK = "remold-uninstall";
     static final String REMOLD_GROUP = "remold.io";
     static final String REPORTS_GROUP = "openreports.io";
     static final String KUBEMOD_GROUP = "api.kubemod.io";
@@ -685,7 +687,9 @@ final class Bundle {
     /**
      * Skips the bundle's own cluster-scoped objects by name (its namespaced ones live in the ignored system
      * namespace), so that deleting the bundle never waits for (or fails on) the server it removes. A condition of the
-     * webhook, which only administrators may edit: no object label exempts anything, as its author could set it.
+     * webhook, which only administrators may edit: no object label exempts anything, as its author could set it. The
+     * Helm chart's uninstall hook's RBAC is skipped too (in the bundle as well, so that chart and bundle stay one
+     * model): a chart whose server is down must still uninstall, and the hook is what removes the webhooks.
      */
     private static List<V1MatchCondition> notTheBundle(List<Object> bundle) {
         var byResource = new TreeMap<String, List<String>>();
@@ -706,6 +710,9 @@ final class Bundle {
             if (resource != null) {
                 byResource.computeIfAbsent(resource, r -> new ArrayList<>()).add("'" + name + "'");
             }
+        }
+        for (String resource : List.of("clusterroles", "clusterrolebindings")) {
+            byResource.get(RBAC_GROUP + "/" + resource).add("'" + UNINSTALL_HOOK + "'");
         }
         var alternatives = new ArrayList<String>();
         byResource.forEach((resource, names) -> {

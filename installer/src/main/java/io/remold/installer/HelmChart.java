@@ -280,13 +280,13 @@ final class HelmChart {
                 apiVersion: v1
                 kind: ServiceAccount
                 metadata:
-                  name: remold-uninstall
+                  name: %9$s
                   namespace: {{ .Values.namespace | quote }}
                 %1$s---
                 apiVersion: rbac.authorization.k8s.io/v1
                 kind: ClusterRole
                 metadata:
-                  name: remold-uninstall
+                  name: %9$s
                 %1$srules:
                 - apiGroups: [admissionregistration.k8s.io]
                   resources: [mutatingwebhookconfigurations]
@@ -300,26 +300,26 @@ final class HelmChart {
                 apiVersion: rbac.authorization.k8s.io/v1
                 kind: ClusterRoleBinding
                 metadata:
-                  name: remold-uninstall
+                  name: %9$s
                 %1$sroleRef:
                   apiGroup: rbac.authorization.k8s.io
                   kind: ClusterRole
-                  name: remold-uninstall
+                  name: %9$s
                 subjects:
                 - kind: ServiceAccount
-                  name: remold-uninstall
+                  name: %9$s
                   namespace: {{ .Values.namespace | quote }}
                 ---
                 apiVersion: batch/v1
                 kind: Job
                 metadata:
-                  name: remold-uninstall
+                  name: %9$s
                   namespace: {{ .Values.namespace | quote }}
                 %2$sspec:
                   backoffLimit: 3
                   template:
                     spec:
-                      serviceAccountName: remold-uninstall
+                      serviceAccountName: %9$s
                       restartPolicy: OnFailure
                       securityContext:
                         runAsNonRoot: true
@@ -355,7 +355,8 @@ final class HelmChart {
                           sizeLimit: 64Mi
                 {{- end }}
                 """.formatted(hook.formatted(-10), hook.formatted(0), Bundle.MUTATING_CONFIG, Bundle.VALIDATING_CONFIG,
-                Bundle.IMAGE_UID, Bundle.CERTGEN_JAR, Bundle.CERTGEN_JVM_OPTIONS, Bundle.CERTGEN_MEMORY_LIMIT);
+                Bundle.IMAGE_UID, Bundle.CERTGEN_JAR, Bundle.CERTGEN_JVM_OPTIONS, Bundle.CERTGEN_MEMORY_LIMIT,
+                Bundle.UNINSTALL_HOOK);
     }
 
     static String chartYaml() {
