@@ -64,6 +64,8 @@ class LargeNamespaceIT {
     private static final long HEAP_BYTES = 128L * 1024 * 1024;
     private static final long CONTAINER_MEMORY_BYTES = 256L * 1024 * 1024;
     private static final int CONTAINER_CPUS = 1;
+    /** Objects per LIST page of an impact scan (docs/existing.md: one page in memory at a time). */
+    private static final int PAGE_SIZE = 250;
     /** The impact scans run at this rate so that the test is quick; the default (500/s) would take 12 s. */
     private static final String IMPACT_RATE = "100000";
 
@@ -76,7 +78,6 @@ class LargeNamespaceIT {
      */
     private static final String LONG_VALUE = "policy-".repeat(1000);
     private static final Gson COMPACT = new GsonBuilder().disableHtmlEscaping().create();
-    private static final Pattern VM_HWM = Pattern.compile("(?m)^VmHWM:\\s+(\\d+) kB$");
 
     @BeforeAll
     static void theServerWithItsContainersMemory(Remold.Installation remold) {
@@ -154,6 +155,7 @@ class LargeNamespaceIT {
             long pid = server.pid();
             long heapBefore = metric(server, "remold_jvm_memory_used_bytes\\{area=\"heap\"}");
 
+            var apiServerBefore = ApiServerMetrics.scrapeControlPlane();
             long start = System.nanoTime();
             Cluster.apply(shadowRule(SCAN_NAMESPACE, ANNOTATE, ANNOTATE_SPEC) + "---\n"
                     + shadowRule(SCAN_NAMESPACE, REFUSE, REFUSE_SPEC));
@@ -161,6 +163,10 @@ class LargeNamespaceIT {
                     () -> impact(ANNOTATE, "{.status.impact.state}").equals("Complete")
                             && impact(REFUSE, "{.status.impact.state}").equals("Complete"));
             Duration scanning = Duration.ofNanos(System.nanoTime() - start);
+            // Nothing else lists ConfigMaps meanwhile (the test polls only the rules): these are the scans' pages.
+            assertThat("LISTs of ConfigMaps: each scan reads pages of 250", ApiServerMetrics.scrapeControlPlane()
+                    .delta(apiServerBefore, "apiserver_request_total", "verb=\"LIST\"", "resource=\"configmaps\""),
+                    equalTo(2.0 * CONFIG_MAPS / PAGE_SIZE));
 
             assertThat(Cluster.stored(Manifest.REMOLD_RULES, SCAN_NAMESPACE, ANNOTATE), impact(ANNOTATE, COUNTS),
                     equalTo(CONFIG_MAPS + "," + CONFIG_MAPS + ",0,0"));
@@ -182,11 +188,11 @@ class LargeNamespaceIT {
 
             assertThat("Shadow rules' scans change nothing", resourceVersions(SCAN_NAMESPACE), equalTo(before));
             long heapAfter = metric(server, "remold_jvm_memory_used_bytes\\{area=\"heap\"}");
-            long peak = assertSameProcessWithinMemory(server, pid);
+            Resident resident = assertSameProcessWithinMemory(server, pid);
             System.out.printf("LARGE scan: %d ConfigMaps created in %d ms; both scans complete %d ms after the rules"
-                            + " (%s, %s); Reports %d and %d bytes; heap used %d -> %d MiB; peak RSS %d MiB%n",
+                            + " (%s, %s); Reports %d and %d bytes; heap used %d -> %d MiB; %s%n",
                     CONFIG_MAPS, creating.toMillis(), scanning.toMillis(), scanTime(ANNOTATE), scanTime(REFUSE),
-                    bytes(annotated), bytes(refused), heapBefore >> 20, heapAfter >> 20, peak >> 20);
+                    bytes(annotated), bytes(refused), heapBefore >> 20, heapAfter >> 20, resident);
         } finally {
             cleanUp(server, SCAN_NAMESPACE, ANNOTATE, REFUSE);
         }
@@ -221,10 +227,10 @@ class LargeNamespaceIT {
             awaitClusterReport(ADMISSION_NAMESPACE, LABEL, Map.of("fail", verdicts));
             assertThat("a Shadow rule labels nothing", Cluster.kubectl("get", "configmaps", "-n",
                     ADMISSION_NAMESPACE, "-l", "owner", "-o", "name").run().orFail().stdout(), equalTo(""));
-            long peak = assertSameProcessWithinMemory(server, pid);
+            Resident resident = assertSameProcessWithinMemory(server, pid);
             System.out.printf("LARGE admission: %d ConfigMaps created in %d ms, %d Shadow verdicts, %d dropped;"
-                    + " Report %d bytes; peak RSS %d MiB%n", CONFIG_MAPS, creating.toMillis(), verdicts, dropped,
-                    bytes(report), peak >> 20);
+                    + " Report %d bytes; %s%n", CONFIG_MAPS, creating.toMillis(), verdicts, dropped, bytes(report),
+                    resident);
         } finally {
             cleanUp(server, ADMISSION_NAMESPACE, LABEL);
         }
@@ -334,11 +340,19 @@ class LargeNamespaceIT {
         return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
+    /** The server's resident memory: its peak (VmHWM) and now (VmRSS), in bytes. */
+    private record Resident(long peak, long now) {
+        @Override
+        public String toString() {
+            return "peak RSS " + (peak >> 20) + " MiB, now " + (now >> 20) + " MiB";
+        }
+    }
+
     /**
      * Asserts that the server is the process it was (it never exited, which the image's flags make it do on
-     * OutOfMemoryError) and that its peak resident memory stayed within the container's limit. Returns the peak.
+     * OutOfMemoryError) and that its peak resident memory stayed within the container's limit.
      */
-    private static long assertSameProcessWithinMemory(RemoldServer server, long pid) {
+    private static Resident assertSameProcessWithinMemory(RemoldServer server, long pid) {
         assertThat("the server is up, never restarted", server.alive() ? server.pid() : -1, equalTo(pid));
         String status;
         try {
@@ -346,11 +360,15 @@ class LargeNamespaceIT {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Matcher peak = VM_HWM.matcher(status);
-        assertThat(status, peak.find());
-        long bytes = Long.parseLong(peak.group(1)) * 1024;
-        assertThat("peak resident memory (VmHWM)", bytes, lessThanOrEqualTo(CONTAINER_MEMORY_BYTES));
-        return bytes;
+        var resident = new Resident(kibibytes(status, "VmHWM") * 1024, kibibytes(status, "VmRSS") * 1024);
+        assertThat("peak resident memory (VmHWM)", resident.peak(), lessThanOrEqualTo(CONTAINER_MEMORY_BYTES));
+        return resident;
+    }
+
+    private static long kibibytes(String procStatus, String field) {
+        Matcher m = Pattern.compile("(?m)^" + field + ":\\s+(\\d+) kB$").matcher(procStatus);
+        assertThat(field + " in " + procStatus, m.find());
+        return Long.parseLong(m.group(1));
     }
 
     /** A gauge or counter without labels of its own, or one series named with its labels (a regex). */
