@@ -14,8 +14,17 @@ import java.util.function.Predicate;
 record ApiServerMetrics(Map<String, Double> series) {
     static final String WEBHOOK_DURATION = "apiserver_admission_webhook_admission_duration_seconds";
 
+    /** The kind cluster's API server. */
     static ApiServerMetrics scrape() {
-        String text = Kind.kubectl("get", "--raw", "/metrics").run().orFail().stdout();
+        return parse(Kind.kubectl("get", "--raw", "/metrics").run().orFail().stdout());
+    }
+
+    /** The control plane's API server ({@code e2e/control-plane.sh}). */
+    static ApiServerMetrics scrapeControlPlane() {
+        return parse(Cluster.kubectl("get", "--raw", "/metrics").run().orFail().stdout());
+    }
+
+    private static ApiServerMetrics parse(String text) {
         var series = new HashMap<String, Double>();
         for (String line : text.split("\n")) {
             if (line.isEmpty() || line.startsWith("#")) {

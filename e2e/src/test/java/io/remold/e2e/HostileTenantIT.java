@@ -11,7 +11,6 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -86,7 +85,7 @@ class HostileTenantIT {
                   patch:
                     - {op: add, path: '/metadata/labels/%s', value: applied}
                 """.formatted(POLICY, Remold.SYSTEM_NAMESPACE, POLICY_LABEL));
-        remold.server().restart(deploymentJvmOptions(), List.of("--tenant-scripts", TEAM_A,
+        remold.server().restart(Remold.deploymentJvmOptions(), List.of("--tenant-scripts", TEAM_A,
                 "--client-ca", Cluster.CLIENT_CA.toString(), "--allow-references", "configmaps,secrets",
                 "--request-budget-ms", String.valueOf(REQUEST_BUDGET_MS), "--read-timeout-ms",
                 String.valueOf(READ_TIMEOUT_MS)));
@@ -118,19 +117,6 @@ class HostileTenantIT {
         }
         remold.server().restart(List.of(), RemoldServer.DEFAULT_OPTIONS);
         remold.server().awaitRulesInSync();
-    }
-
-    /**
-     * The JVM options of the default bundle's Deployment (its JAVA_TOOL_OPTIONS), less the AOT cache that only the
-     * image has: the 128 MiB heap and exit on OutOfMemoryError that the attacks must not reach. (The e2e installation
-     * is for a server outside the cluster and has no Deployment.)
-     */
-    private static List<String> deploymentJvmOptions() {
-        var options = Pattern.compile("name: JAVA_TOOL_OPTIONS\\s+value: (.+)").matcher(Remold.installer());
-        if (!options.find()) {
-            throw new AssertionError("no JAVA_TOOL_OPTIONS in the default bundle");
-        }
-        return Arrays.stream(options.group(1).strip().split(" ")).filter(o -> !o.startsWith("-XX:AOTCache=")).toList();
     }
 
     private static String tenantRole(String namespace, String user) {

@@ -8,7 +8,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Remold installed once per run in the e2e cluster: the installer's bundle for a server outside the cluster
@@ -75,6 +77,19 @@ final class Remold implements BeforeAllCallback, ParameterResolver, TestWatcher 
         var argv = new ArrayList<>(List.of(Cluster.java().toString(), "-jar", Cluster.jar("installer").toString()));
         argv.addAll(List.of(args));
         return new Command(argv, null).run().orFail().stdout();
+    }
+
+    /**
+     * The JVM options of the default bundle's Deployment (its JAVA_TOOL_OPTIONS), less the AOT cache that only the
+     * image has: the 128 MiB heap and exit on OutOfMemoryError of a server in its container. (The e2e installation
+     * is for a server outside the cluster and has no Deployment.)
+     */
+    static List<String> deploymentJvmOptions() {
+        var options = Pattern.compile("name: JAVA_TOOL_OPTIONS\\s+value: (.+)").matcher(installer());
+        if (!options.find()) {
+            throw new AssertionError("no JAVA_TOOL_OPTIONS in the default bundle");
+        }
+        return Arrays.stream(options.group(1).strip().split(" ")).filter(o -> !o.startsWith("-XX:AOTCache=")).toList();
     }
 
     @Override

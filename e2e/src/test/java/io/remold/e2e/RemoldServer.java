@@ -76,6 +76,14 @@ final class RemoldServer implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
+    /** The running server's process id (its /proc entry: resident memory). */
+    long pid() {
+        if (process == null) {
+            throw new IllegalStateException("the Remold server is not running");
+        }
+        return process.pid();
+    }
+
     /** Stops the server and starts it again with these JVM and server options instead of the current ones. */
     void restart(List<String> newJvmOptions, List<String> newOptions) {
         stop();

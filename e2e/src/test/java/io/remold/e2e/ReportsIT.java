@@ -1,6 +1,5 @@
 package io.remold.e2e;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
@@ -39,27 +38,7 @@ class ReportsIT {
                   path: /metadata/labels/team
                   value: blue
             """;
-    private static final String REPORTS = "reports.openreports.io";
-    private static final String CLUSTER_REPORTS = "clusterreports.openreports.io";
-
-    private static JsonObject read(String... kubectl) {
-        String json = Cluster.kubectl(kubectl).run().orFail().stdout();
-        return JsonParser.parseString(json).getAsJsonObject();
-    }
-
-    private static JsonObject reportOfRule(String resource, String... namespace) {
-        var args = new java.util.ArrayList<>(java.util.List.of("get", resource, "-l",
-                "app.kubernetes.io/managed-by=remold,remold.io/family=modrule", "-o", "json"));
-        args.addAll(java.util.List.of(namespace));
-        for (JsonElement item : read(args.toArray(String[]::new)).getAsJsonArray("items")) {
-            JsonObject report = item.getAsJsonObject();
-            JsonElement rule = report.getAsJsonObject("metadata").getAsJsonObject("annotations").get("remold.io/rule");
-            if (rule != null && rule.getAsString().equals(NAMESPACE + "/shadow-team")) {
-                return report;
-            }
-        }
-        return null;
-    }
+    private static final String RULE_ID = NAMESPACE + "/shadow-team";
 
     @Test
     void aShadowRulesReportShowsTheExactPatchAndItsDeletionDeletesIt(Remold.Installation remold) {
@@ -75,10 +54,10 @@ class ReportsIT {
             assertThat("a Shadow rule changes nothing", labels, equalTo(""));
 
             Wait.until("the rule's Report", Duration.ofSeconds(30), () -> {
-                JsonObject report = reportOfRule(REPORTS, "-n", NAMESPACE);
-                return report != null && report.getAsJsonObject("summary").get("fail").getAsInt() >= 1;
+                JsonObject report = Reports.report(RULE_ID, NAMESPACE);
+                return report != null && Reports.summary(report, "fail") >= 1;
             });
-            JsonObject report = reportOfRule(REPORTS, "-n", NAMESPACE);
+            JsonObject report = Reports.report(RULE_ID, NAMESPACE);
             JsonObject result = report.getAsJsonArray("results").get(0).getAsJsonObject();
             JsonObject properties = result.getAsJsonObject("properties");
             assertThat(result.getAsJsonArray("resources").get(0).getAsJsonObject().get("name").getAsString(),
@@ -91,15 +70,15 @@ class ReportsIT {
                             "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"team\":\"blue\"}}]")));
             assertThat("owned by its rule", report.getAsJsonObject("metadata").getAsJsonArray("ownerReferences")
                     .get(0).getAsJsonObject().get("name").getAsString(), is("shadow-team"));
-            int fail = report.getAsJsonObject("summary").get("fail").getAsInt();
+            long fail = Reports.summary(report, "fail");
             Wait.until("the rule's ClusterReport, with its totals", Duration.ofSeconds(30), () -> {
-                JsonObject cluster = reportOfRule(CLUSTER_REPORTS);
-                return cluster != null && cluster.getAsJsonObject("summary").get("fail").getAsInt() == fail;
+                JsonObject cluster = Reports.clusterReport(RULE_ID);
+                return cluster != null && Reports.summary(cluster, "fail") == fail;
             });
 
             Cluster.kubectl("delete", "modrules.remold.io", "shadow-team", "-n", NAMESPACE).run().orFail();
             Wait.until("the rule's reports to be deleted", Duration.ofSeconds(30),
-                    () -> reportOfRule(REPORTS, "-n", NAMESPACE) == null && reportOfRule(CLUSTER_REPORTS) == null);
+                    () -> Reports.report(RULE_ID, NAMESPACE) == null && Reports.clusterReport(RULE_ID) == null);
         } finally {
             Cluster.kubectl("delete", "configmap", "plain", "-n", NAMESPACE, "--ignore-not-found").run();
             Cluster.kubectl("delete", "modrules.remold.io", "shadow-team", "-n", NAMESPACE, "--ignore-not-found")
