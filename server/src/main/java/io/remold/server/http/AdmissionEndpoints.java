@@ -311,7 +311,8 @@ final class AdmissionEndpoints {
      * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from
      * {@code decision}, null when no rule is enforced) and the Shadow rules' evaluation, of /mutate's request on the
      * object the enforced rules made (what would be stored), of /validate's on the request's; it holds the request
-     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded.
+     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded. The Shadow evaluation is a sample
+     * under load: the worker skips it while its CPU budget is spent.
      */
     private void afterAnswer(AdmissionReview review, int bodyBytes, Snapshot snapshot, AdmissionRequest request,
                              Decision decision, Endpoint endpoint) {
@@ -319,15 +320,16 @@ final class AdmissionEndpoints {
         if (review.dryRun() || !warns && snapshot.shadow().isEmpty()) {
             return;
         }
-        shadow.submit(bodyBytes, () -> {
-            ImpactSink sink = shadow.sink();
-            if (warns) {
-                record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request);
-            }
+        ImpactSink sink = shadow.sink();
+        Runnable warned = warns
+                ? () -> record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request)
+                : null;
+        Runnable evaluation = snapshot.shadow().isEmpty() ? null : () -> {
             long deadline = deadline(System.nanoTime());
             record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
                     : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
-        });
+        };
+        shadow.submit(bodyBytes, warned, evaluation);
     }
 
     private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,
