@@ -27,6 +27,7 @@ import io.remold.rules.impact.ImpactSink;
 import io.remold.rules.impact.ObjectRef;
 import io.remold.rules.impact.RuleVerdict;
 import io.remold.rules.impact.AdmissionVerdicts;
+import io.remold.scripting.ScriptHost;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -46,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -324,12 +326,18 @@ final class AdmissionEndpoints {
         Runnable warned = warns
                 ? () -> record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request)
                 : null;
-        Runnable evaluation = snapshot.shadow().isEmpty() ? null : () -> {
+        Optional<Snapshot> shadowRules = snapshot.shadow();
+        ShadowWorker.Evaluation evaluation = shadowRules.isEmpty() ? null : new ShadowWorker.Evaluation(() -> {
             long deadline = deadline(System.nanoTime());
             record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
                     : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
-        };
+        }, scriptCpu(shadowRules.get()));
         shadow.submit(bodyBytes, warned, evaluation);
+    }
+
+    /** The running total of the CPU time the Shadow rules' script calls took on their host's threads; 0 if none. */
+    private static LongSupplier scriptCpu(Snapshot shadowRules) {
+        return shadowRules.runtime(ScriptHost.class).<LongSupplier>map(host -> host::cpuNanos).orElse(() -> 0);
     }
 
     private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,

@@ -2,12 +2,14 @@ package io.remold.server.http;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.function.LongSupplier;
 
 /**
  * The CPU time the shadow worker's Shadow evaluations may take: a token bucket of CPU nanoseconds that refills at
  * {@code share} of one core (share × the wall time elapsed), holding at most share × {@value #WINDOW_NANOS} ns, so
  * that the worker's use averages at most {@code share} of a core over about a second. An evaluation runs while the
- * bucket is not in debt and is charged afterwards the CPU time its thread took; one evaluation may overdraw the
+ * bucket is not in debt and is charged afterwards the CPU time it took (its thread's, and its script calls' on the
+ * script threads, for which its thread waits); one evaluation may overdraw the
  * bucket, and the next waits until the refill has paid that back. Thread priority cannot do this: on Linux an
  * unprivileged process's thread priorities are ignored, so the worker's CPU competes with admission's.
  *
@@ -68,13 +70,18 @@ final class CpuBudget {
         return clocks.wallNanos() - inDebtUntil < 0;
     }
 
-    /** Runs {@code evaluation} on the calling thread and charges the CPU time it took, even when it fails. */
-    void run(Runnable evaluation) {
+    /**
+     * Runs {@code evaluation} on the calling thread and charges the CPU time it took, even when it fails: the calling
+     * thread's, and what {@code elsewhereCpuNanos} (a running total) counted meanwhile of other threads working for
+     * it.
+     */
+    void run(Runnable evaluation, LongSupplier elsewhereCpuNanos) {
         long cpuBefore = clocks.threadCpuNanos();
+        long elsewhereBefore = elsewhereCpuNanos.getAsLong();
         try {
             evaluation.run();
         } finally {
-            charge(clocks.threadCpuNanos() - cpuBefore);
+            charge(clocks.threadCpuNanos() - cpuBefore + elsewhereCpuNanos.getAsLong() - elsewhereBefore);
         }
     }
 

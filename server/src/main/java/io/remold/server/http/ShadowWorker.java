@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -57,6 +58,14 @@ public final class ShadowWorker implements AutoCloseable {
         this.metrics = metrics;
     }
 
+    /**
+     * A request's Shadow evaluation, run on the worker's thread; {@code scriptCpuNanos} is the running total of the
+     * CPU time the Shadow rules' script calls took on their host's threads (always 0 without Shadow script rules), so
+     * that the budget charges them too.
+     */
+    record Evaluation(Runnable run, LongSupplier scriptCpuNanos) {
+    }
+
     /** Where the verdicts go. */
     ImpactSink sink() {
         return sink;
@@ -68,8 +77,8 @@ public final class ShadowWorker implements AutoCloseable {
      * skipped while the CPU budget is spent; when the queue is full, in requests or bytes (or the worker closed), the
      * request's work is dropped. Either is counted.
      */
-    void submit(int bodyBytes, Runnable warned, Runnable evaluation) {
-        Runnable shadow = evaluation;
+    void submit(int bodyBytes, Runnable warned, Evaluation evaluation) {
+        Evaluation shadow = evaluation;
         if (shadow != null && budget.spent()) {
             metrics.shadowDropped(Metrics.ShadowDrop.cpu);
             shadow = null;
@@ -82,7 +91,7 @@ public final class ShadowWorker implements AutoCloseable {
             metrics.shadowDropped(Metrics.ShadowDrop.queue);
             return;
         }
-        Runnable budgeted = shadow;
+        Evaluation budgeted = shadow;
         try {
             executor.execute(() -> {
                 try {
@@ -106,11 +115,11 @@ public final class ShadowWorker implements AutoCloseable {
     }
 
     /** Runs a Shadow evaluation on the worker's thread unless the requests before it spent the budget meanwhile. */
-    private void evaluate(Runnable evaluation) {
+    private void evaluate(Evaluation evaluation) {
         if (budget.spent()) {
             metrics.shadowDropped(Metrics.ShadowDrop.cpu);
         } else {
-            budget.run(evaluation);
+            budget.run(evaluation.run(), evaluation.scriptCpuNanos());
         }
     }
 

@@ -242,15 +242,15 @@ class ModesOverHttpsTest {
         var started = new CountDownLatch(1);
         var release = new CountDownLatch(1);
         try (var worker = new ShadowWorker(1, 100, 1, ImpactSink.NONE, metrics)) {
-            worker.submit(10, null, () -> {
+            worker.submit(10, null, new ShadowWorker.Evaluation(() -> {
                 started.countDown();
                 awaitQuietly(release);
-            });
+            }, () -> 0));
             assertThat(started.await(30, TimeUnit.SECONDS), is(true));
-            worker.submit(91, null, () -> { }); // too many bytes with the running one's
+            worker.submit(91, null, new ShadowWorker.Evaluation(() -> { }, () -> 0)); // too many bytes with the first
             assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"queue\"} 1\n"));
             worker.submit(90, () -> { }, null); // waits in the queue
-            worker.submit(0, null, () -> { }); // finds it full
+            worker.submit(0, null, new ShadowWorker.Evaluation(() -> { }, () -> 0)); // finds it full
             assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"queue\"} 2\n"));
             assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"cpu\"} 0\n"));
             release.countDown();

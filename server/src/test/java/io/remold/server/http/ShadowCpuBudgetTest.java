@@ -26,9 +26,10 @@ import static org.hamcrest.Matchers.is;
 class ShadowCpuBudgetTest {
     private static final long MILLIS = 1_000_000;
 
-    /** The test's clocks: a Shadow evaluation moves the CPU clock, a step the wall clock. */
+    /** The test's clocks: a Shadow evaluation moves the CPU clocks (its thread's, its script calls'), a step the wall. */
     private static final class Clocks implements CpuBudget.Clocks {
         long cpu;
+        long scriptCpu;
         long wall;
 
         @Override
@@ -63,12 +64,16 @@ class ShadowCpuBudgetTest {
         return new ShadowWorker(executor, maxQueuedBytes, new CpuBudget(share, clocks), ImpactSink.NONE, metrics);
     }
 
-    /** An evaluation that takes {@code cpuMillis} of CPU time and says it ran. */
-    private Runnable evaluation(long cpuMillis, List<Integer> ran, int id) {
-        return () -> {
+    /** An evaluation that takes {@code cpuMillis} of CPU time on its thread and says it ran. */
+    private ShadowWorker.Evaluation evaluation(long cpuMillis, List<Integer> ran, int id) {
+        return evaluation(() -> {
             clocks.cpu += cpuMillis * MILLIS;
             ran.add(id);
-        };
+        });
+    }
+
+    private ShadowWorker.Evaluation evaluation(Runnable run) {
+        return new ShadowWorker.Evaluation(run, () -> clocks.scriptCpu);
     }
 
     private void runQueued() {
@@ -159,13 +164,36 @@ class ShadowCpuBudgetTest {
     void anEvaluationThatFailsIsChargedToo() {
         var worker = worker(0.25, 1 << 20, queued::add);
         var ran = new ArrayList<Integer>();
-        worker.submit(10, null, () -> {
+        worker.submit(10, null, evaluation(() -> {
             clocks.cpu += 300 * MILLIS;
             throw new IllegalStateException("a Shadow rule failed");
-        });
+        }));
         runQueued();
         worker.submit(10, null, evaluation(1, ran, 1));
         assertThat(ran, equalTo(List.of()));
+        assertDropped(0, 1);
+    }
+
+    /** A Shadow script rule's calls run on the script host's threads while the worker's waits: charged as well. */
+    @Test
+    void theCpuTimeOfTheEvaluationsScriptCallsIsChargedToo() {
+        var worker = worker(0.25, 1 << 20, queued::add);
+        var ran = new ArrayList<Integer>();
+        clocks.scriptCpu = 5_000 * MILLIS; // calls before this evaluation: not its own
+        worker.submit(10, null, evaluation(() -> {
+            clocks.cpu += MILLIS;
+            clocks.scriptCpu += 249 * MILLIS;
+            ran.add(0);
+        }));
+        runQueued();
+        worker.submit(10, null, evaluation(() -> {
+            clocks.cpu += MILLIS;
+            clocks.scriptCpu += 100 * MILLIS;
+            ran.add(1);
+        }));
+        runQueued();
+        worker.submit(10, null, evaluation(1, ran, 2));
+        assertThat(ran, equalTo(List.of(0, 1)));
         assertDropped(0, 1);
     }
 
