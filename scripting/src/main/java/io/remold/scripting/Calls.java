@@ -47,6 +47,9 @@ final class Calls implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Scripts.class.getName());
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    /** Whether a thread's CPU time can be read: otherwise the calls' CPU time is their threads' wall time. */
+    private static final boolean THREAD_CPU = THREADS.isCurrentThreadCpuTimeSupported()
+            && THREADS.isThreadCpuTimeEnabled();
 
     /**
      * Why a call did not complete: the message names the bound it reached. {@code overran}: the script itself ran
@@ -121,15 +124,11 @@ final class Calls implements AutoCloseable {
         }
     }
 
-    /** Whether a thread's CPU time can be read: otherwise the calls' CPU time is their threads' wall time. */
-    private static final boolean THREAD_CPU = THREADS.isCurrentThreadCpuTimeSupported()
-            && THREADS.isThreadCpuTimeEnabled();
-
     private final ScriptLimits limits;
     private final ThreadPoolExecutor pool;
+    private final ScheduledThreadPoolExecutor watchdog;
     /** CPU time the calls that ended took on their threads, in all. */
     private final LongAdder cpuNanos = new LongAdder();
-    private final ScheduledThreadPoolExecutor watchdog;
     /** The calls running: changed under {@code this}, with {@link #ticking}; read by the watchdog without it. */
     private final Set<Running> running = ConcurrentHashMap.newKeySet();
     /** Threads each namespace's calls hold (queued, running or given up), by namespace. */

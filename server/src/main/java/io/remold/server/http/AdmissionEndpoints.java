@@ -47,7 +47,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -331,13 +330,13 @@ final class AdmissionEndpoints {
             long deadline = deadline(System.nanoTime());
             record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
                     : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
-        }, scriptCpu(shadowRules.get()));
+        }, () -> scriptCpuNanos(shadowRules.get()));
         shadow.submit(bodyBytes, warned, evaluation);
     }
 
     /** The running total of the CPU time the Shadow rules' script calls took on their host's threads; 0 if none. */
-    private static LongSupplier scriptCpu(Snapshot shadowRules) {
-        return shadowRules.runtime(ScriptHost.class).<LongSupplier>map(host -> host::cpuNanos).orElse(() -> 0);
+    private static long scriptCpuNanos(Snapshot shadowRules) {
+        return shadowRules.runtime(ScriptHost.class).map(ScriptHost::cpuNanos).orElse(0L);
     }
 
     private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,

@@ -9,9 +9,9 @@ import java.util.function.LongSupplier;
  * {@code share} of one core (share × the wall time elapsed), holding at most share × {@value #WINDOW_NANOS} ns, so
  * that the worker's use averages at most {@code share} of a core over about a second. An evaluation runs while the
  * bucket is not in debt and is charged afterwards the CPU time it took (its thread's, and its script calls' on the
- * script threads, for which its thread waits); one evaluation may overdraw the
- * bucket, and the next waits until the refill has paid that back. Thread priority cannot do this: on Linux an
- * unprivileged process's thread priorities are ignored, so the worker's CPU competes with admission's.
+ * script threads, for which its thread waits); one evaluation may overdraw the bucket, and the next waits until the
+ * refill has paid that back. Thread priority cannot do this: on Linux an unprivileged process's thread priorities
+ * are ignored, so the worker's CPU competes with admission's.
  *
  * <p>Charged by one thread (the worker's); {@link #spent()} is asked from any (the request threads, to skip a
  * request before queueing it) and reads one volatile field.
