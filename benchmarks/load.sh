@@ -8,6 +8,8 @@
 #   REMOLD_SERVER_JAR=path/remold-server.jar benchmarks/load.sh   # another build of the server
 #   benchmarks/load.sh --shadow              # also: the same rules plus a Shadow copy of each (docs/modes.md), at
 #                                            # the same fixed rates: what Shadow rules cost admission latency
+#   REMOLD_SHADOW_CPU_SHARE=1 benchmarks/load.sh --shadow   # any server key from the environment: here the Shadow
+#                                            # evaluations' CPU share (default 0.25; skipped ones: dropped cpu=)
 #
 # Saturation uses wrk (Debian package, installed if missing) with a Lua script that POSTs an AdmissionReview; the fixed
 # rate runs use the project's LoadGenerator (open loop, latency corrected for coordinated omission). /noop is a
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --pid) PID_ARG=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --shadow) SHADOW=1; shift ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -82,8 +84,8 @@ for count in $RULE_COUNTS; do
       echo "rules=$count+$count shadow $endpoint at half saturation: $(fixed_rate "$base/$endpoint" "$rate")"
     done
     echo "rules=$count+$count shadow mutate at 2500/s: $(fixed_rate "$base/mutate" 2500)"
-    echo "rules=$count+$count shadow dropped=$(curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" \
-      | awk '/^remold_shadow_dropped_total/ {print $2}')"
+    echo "rules=$count+$count shadow dropped: $(curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" \
+      | sed -n 's/^remold_shadow_dropped_total{reason="\(.*\)"} /\1=/p' | paste -sd' ')"
     stop_server
   fi
 done

@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Logger;
 
 /**
@@ -46,6 +47,9 @@ final class Calls implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Scripts.class.getName());
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    /** Whether a thread's CPU time can be read: otherwise the calls' CPU time is their threads' wall time. */
+    private static final boolean THREAD_CPU = THREADS.isCurrentThreadCpuTimeSupported()
+            && THREADS.isThreadCpuTimeEnabled();
 
     /**
      * Why a call did not complete: the message names the bound it reached. {@code overran}: the script itself ran
@@ -123,6 +127,8 @@ final class Calls implements AutoCloseable {
     private final ScriptLimits limits;
     private final ThreadPoolExecutor pool;
     private final ScheduledThreadPoolExecutor watchdog;
+    /** CPU time the calls that ended took on their threads, in all. */
+    private final LongAdder cpuNanos = new LongAdder();
     /** The calls running: changed under {@code this}, with {@link #ticking}; read by the watchdog without it. */
     private final Set<Running> running = ConcurrentHashMap.newKeySet();
     /** Threads each namespace's calls hold (queued, running or given up), by namespace. */
@@ -182,6 +188,7 @@ final class Calls implements AutoCloseable {
                 try {
                     call.thread = Thread.currentThread();
                     call.startBytes = THREADS.getCurrentThreadAllocatedBytes();
+                    long cpuStart = threadCpuNanos();
                     started(call);
                     T value;
                     try {
@@ -190,6 +197,7 @@ final class Calls implements AutoCloseable {
                         }
                         value = body.run(call);
                     } finally {
+                        cpuNanos.add(threadCpuNanos() - cpuStart);
                         finished(call); // before the caller hears of the result: the watchdog is idle by then
                     }
                     result.complete(value);
@@ -228,6 +236,18 @@ final class Calls implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    private static long threadCpuNanos() {
+        return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    /**
+     * CPU time the calls that ended took on their threads, in all: what a caller's calls cost besides its own thread
+     * (a call given up is counted when it ends).
+     */
+    long cpuNanos() {
+        return cpuNanos.sum();
     }
 
     /** Bytes the current thread has allocated in its life: what a call allocated is the difference of two. */

@@ -287,6 +287,14 @@ public final class ScriptHost implements AutoCloseable {
                 ? rv.getString() : null;
     }
 
+    /**
+     * CPU time this host's script calls took on its threads, in all (of the calls that ended): what running its rules
+     * cost besides the callers' own threads.
+     */
+    public long cpuNanos() {
+        return calls.cpuNanos();
+    }
+
     @Override
     public synchronized void close() {
         runtimes.values().forEach(RuleRuntime::close);

@@ -285,6 +285,27 @@ class ScriptsTest {
                 is(false));
     }
 
+    /** What a caller's script calls cost besides its own thread (the shadow worker's CPU budget charges it). */
+    @Test
+    void theHostCountsTheCpuTimeItsCallsTookOnItsThreads() {
+        try (ScriptHost host = Scripts.host(GENEROUS)) {
+            assertThat(host.cpuNanos(), is(0L));
+            ScriptRule rule = rule("ClusterJsAdmission", null, "spin", null, """
+                    function jsa_validate(obj) {
+                      let n = 0;
+                      for (let i = 0; i < 100000; i++) { n += i % 7; }
+                      return {Allowed: n >= 0};
+                    }
+                    """);
+            Engine engine = engine(host, rule);
+            assertThat(engine.validate(create(POD)).allowed(), is(true));
+            long first = host.cpuNanos();
+            assertThat(first > 0, is(true));
+            assertThat(engine.validate(create(POD)).allowed(), is(true));
+            assertThat(host.cpuNanos() > first, is(true));
+        }
+    }
+
     @Test
     void aNamespacedRuleHearsOnlyOfItsNamespacesObjects() {
         try (ScriptHost host = Scripts.host(GENEROUS)) {

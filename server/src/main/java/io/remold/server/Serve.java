@@ -141,7 +141,8 @@ final class Serve implements AutoCloseable {
                 out.println("Generated a self-signed certificate for localhost and 127.0.0.1; CA file: " + tls.ca());
             }
             this.bindings = bindings;
-            var shadow = new ShadowWorker(config.shadowQueue(), config.maxBodyBytesInFlight(), impact, metrics);
+            var shadow = new ShadowWorker(config.shadowQueue(), config.maxBodyBytesInFlight(), config.shadowCpuShare(),
+                    impact, metrics);
             resources.push(shadow); // closed after the server: requests in flight may still hand it work
             Tracing tracing = config.otlpEndpoint().<Tracing>map(endpoint -> new OtlpTracing(endpoint, "remold"))
                     .orElse(Tracing.OFF);

@@ -35,7 +35,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     Duration requestBudget, boolean nodeAnnotations, int adminPort, Optional<Path> clientCa,
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
                     KinitirasOptions kinitiras, ReportOptions reports,
-                    ExistingApplyOptions existingApply, int shadowQueue,
+                    ExistingApplyOptions existingApply, int shadowQueue, double shadowCpuShare,
                     ScanSettings impact, Optional<URI> otlpEndpoint) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
@@ -104,7 +104,11 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key(ExistingApplyOptions.RATE_OPTION, "at most this many existing objects written per second by rules"
                     + " with existing: Apply (cluster mode)"),
             new Key("shadow-queue", "admission requests waiting for their Shadow (and Warn) rules' evaluation, off the "
-                    + "admission path; beyond it a request's is dropped and counted (remold_shadow_dropped_total)"),
+                    + "admission path; beyond it a request's is dropped and counted"
+                    + " (remold_shadow_dropped_total{reason=\"queue\"})"),
+            new Key("shadow-cpu-share", "fraction of one core the Shadow rules' evaluation may take, averaged over about"
+                    + " a second, above 0 and at most 1; beyond it a request's is skipped and counted"
+                    + " (remold_shadow_dropped_total{reason=\"cpu\"})"),
             new Key("impact-rate", "objects per second the leader's impact scans of existing objects decide, at most"
                     + " (cluster mode; one scan at a time, on a low-priority thread)"),
             new Key("impact-rescan-interval-seconds", "how often a rule with existing: Apply in Enforce is scanned"
@@ -176,6 +180,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                 new ExistingApplyOptions(string(config, ExistingApplyOptions.FIELD_MANAGER_OPTION).strip(),
                         positive(config, ExistingApplyOptions.RATE_OPTION)),
                 integer(config, "shadow-queue"),
+                fraction(config, "shadow-cpu-share"),
                 new ScanSettings(number(config, "impact-rate"),
                         Duration.ofSeconds(number(config, "impact-rescan-interval-seconds")),
                         (int) Math.min(Integer.MAX_VALUE, number(config, "impact-samples")), ScanSettings.PATCH_BYTES,
@@ -256,6 +261,20 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key + " must be a whole number: \"" + text + "\"");
         }
+    }
+
+    /** A fraction above 0 and at most 1 ({@code 0.25}). */
+    private static double fraction(Config config, String key) {
+        String text = string(config, key).trim();
+        try {
+            double value = Double.parseDouble(text);
+            if (value > 0 && value <= 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(key + " must be a number above 0 and at most 1: \"" + text + "\"");
     }
 
     private static boolean bool(Config config, String key) {

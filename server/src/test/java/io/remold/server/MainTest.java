@@ -4,6 +4,8 @@ import io.remold.kinitiras.KinitirasOptions;
 import io.remold.server.existing.ExistingApplyOptions;
 import io.remold.server.log.LogFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -96,6 +98,18 @@ class MainTest {
         assertThat(config.inCluster(), is(false));
         assertThat(config.shutdownGrace(), is(Duration.ofSeconds(10)));
         assertThat(config.existingApply(), is(new ExistingApplyOptions("remold-existing", 10)));
+        assertThat(config.shadowCpuShare(), is(0.25));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-0.5", "1.01", "NaN", "Infinity", "quarter"})
+    void theShadowCpuShareIsAFractionOfACore(String share) {
+        assertThat(run("serve", "--shadow-cpu-share", share), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8),
+                containsString("shadow-cpu-share must be a number above 0 and at most 1: \"" + share + "\""));
+        assertThat(ServerConfig.load(Map.of("shadow-cpu-share", "1"), Map.of()).shadowCpuShare(), is(1.0));
+        assertThat(ServerConfig.load(Map.of(), Map.of("REMOLD_SHADOW_CPU_SHARE", "0.05")).shadowCpuShare(),
+                is(0.05));
     }
 
     @Test

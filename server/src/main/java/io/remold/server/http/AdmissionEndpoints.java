@@ -27,6 +27,7 @@ import io.remold.rules.impact.ImpactSink;
 import io.remold.rules.impact.ObjectRef;
 import io.remold.rules.impact.RuleVerdict;
 import io.remold.rules.impact.AdmissionVerdicts;
+import io.remold.scripting.ScriptHost;
 import io.remold.scripting.ScriptRule;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
@@ -311,7 +312,8 @@ final class AdmissionEndpoints {
      * Hands what the request's answer does not wait for to the shadow worker: the verdicts of its Warn rules (from
      * {@code decision}, null when no rule is enforced) and the Shadow rules' evaluation, of /mutate's request on the
      * object the enforced rules made (what would be stored), of /validate's on the request's; it holds the request
-     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded.
+     * ({@code bodyBytes}) until then. A dry run stores nothing and is not recorded. The Shadow evaluation is a sample
+     * under load: the worker skips it while its CPU budget is spent.
      */
     private void afterAnswer(AdmissionReview review, int bodyBytes, Snapshot snapshot, AdmissionRequest request,
                              Decision decision, Endpoint endpoint) {
@@ -319,15 +321,22 @@ final class AdmissionEndpoints {
         if (review.dryRun() || !warns && snapshot.shadow().isEmpty()) {
             return;
         }
-        shadow.submit(bodyBytes, () -> {
-            ImpactSink sink = shadow.sink();
-            if (warns) {
-                record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request);
-            }
+        ImpactSink sink = shadow.sink();
+        Runnable warned = warns
+                ? () -> record(sink, AdmissionVerdicts.warned(snapshot, request, decision), RuleMode.WARN, request)
+                : null;
+        Optional<Snapshot> shadowRules = snapshot.shadow();
+        ShadowWorker.Evaluation evaluation = shadowRules.isEmpty() ? null : new ShadowWorker.Evaluation(() -> {
             long deadline = deadline(System.nanoTime());
             record(sink, endpoint == Endpoint.MUTATE ? AdmissionVerdicts.mutate(snapshot, request, decision, deadline)
                     : AdmissionVerdicts.validate(snapshot, request, deadline), RuleMode.SHADOW, request);
-        });
+        }, () -> scriptCpuNanos(shadowRules.get()));
+        shadow.submit(bodyBytes, warned, evaluation);
+    }
+
+    /** The running total of the CPU time the Shadow rules' script calls took on their host's threads; 0 if none. */
+    private static long scriptCpuNanos(Snapshot shadowRules) {
+        return shadowRules.runtime(ScriptHost.class).map(ScriptHost::cpuNanos).orElse(0L);
     }
 
     private static void record(ImpactSink sink, List<RuleVerdict> verdicts, RuleMode mode,

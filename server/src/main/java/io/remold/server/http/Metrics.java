@@ -44,6 +44,14 @@ public final class Metrics implements ImpactSink {
     /** Response classes counted per endpoint. */
     enum Outcome { allowed, patched, rejected, bad_request, error, unread }
 
+    /** Why a request's Shadow evaluation (or its Warn verdicts) was dropped: a label of remold_shadow_dropped_total. */
+    enum ShadowDrop {
+        /** The shadow queue was full, in requests or bytes: all of the request's work. */
+        queue,
+        /** The Shadow evaluations' CPU budget was spent: the Shadow evaluation only. */
+        cpu
+    }
+
     /** What a rule did on one request. */
     enum RuleEvent {
         match("remold_rule_matches_total"), patch("remold_rule_patches_total"),
@@ -70,7 +78,7 @@ public final class Metrics implements ImpactSink {
     private final Map<VerdictSeries, LongAdder> verdicts = new ConcurrentHashMap<>();
     /** The outcome names of the rules in force: verdicts of other rules (gone meanwhile) are not counted. */
     private volatile Set<String> outcomeNames = Set.of();
-    private final LongAdder shadowDropped = new LongAdder();
+    private final LongAdder[] shadowDropped = adders(ShadowDrop.values().length);
     private volatile int ruleCount;
     private volatile int mutatorCount;
     private volatile double lastRebuildSeconds;
@@ -169,9 +177,9 @@ public final class Metrics implements ImpactSink {
                 .increment();
     }
 
-    /** A request's Shadow evaluation dropped: the shadow queue was full. */
-    void shadowDropped() {
-        shadowDropped.increment();
+    /** A request's Shadow evaluation dropped, for {@code reason}. */
+    void shadowDropped(ShadowDrop reason) {
+        shadowDropped[reason.ordinal()].increment();
     }
 
     /** Counts an installed rule snapshot and drops the counters of rules it no longer holds. */
@@ -231,9 +239,12 @@ public final class Metrics implements ImpactSink {
                 .append(series.verdict()).append("\",source=\"")
                 .append(series.source().name().toLowerCase(Locale.ROOT)).append("\"} ")
                 .append(count.sum()).append('\n'));
-        header(sb, "remold_shadow_dropped_total", "counter", "Admission requests whose Shadow evaluation was dropped"
-                + " because the shadow queue was full.");
-        sb.append("remold_shadow_dropped_total ").append(shadowDropped.sum()).append('\n');
+        header(sb, "remold_shadow_dropped_total", "counter", "Admission requests whose Shadow evaluation was dropped,"
+                + " by reason: queue (the shadow queue was full), cpu (the Shadow evaluations' CPU budget was spent).");
+        for (ShadowDrop reason : ShadowDrop.values()) {
+            sb.append("remold_shadow_dropped_total{reason=\"").append(reason).append("\"} ")
+                    .append(shadowDropped[reason.ordinal()].sum()).append('\n');
+        }
         header(sb, "remold_rules", "gauge", "ModRules in the current snapshot, in every mode.");
         sb.append("remold_rules ").append(ruleCount).append('\n');
         header(sb, "remold_gatekeeper_mutators", "gauge", "Gatekeeper mutators in the current engine snapshot.");

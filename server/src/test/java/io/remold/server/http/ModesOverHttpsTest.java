@@ -241,17 +241,18 @@ class ModesOverHttpsTest {
         var metrics = new Metrics();
         var started = new CountDownLatch(1);
         var release = new CountDownLatch(1);
-        try (var worker = new ShadowWorker(1, 100, ImpactSink.NONE, metrics)) {
-            worker.submit(10, () -> {
+        try (var worker = new ShadowWorker(1, 100, 1, ImpactSink.NONE, metrics)) {
+            worker.submit(10, null, new ShadowWorker.Evaluation(() -> {
                 started.countDown();
                 awaitQuietly(release);
-            });
+            }, () -> 0));
             assertThat(started.await(30, TimeUnit.SECONDS), is(true));
-            worker.submit(91, () -> { }); // too many bytes with the running one's
-            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total 1\n"));
-            worker.submit(90, () -> { }); // waits in the queue
-            worker.submit(0, () -> { }); // finds it full
-            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total 2\n"));
+            worker.submit(91, null, new ShadowWorker.Evaluation(() -> { }, () -> 0)); // too many bytes with the first
+            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"queue\"} 1\n"));
+            worker.submit(90, () -> { }, null); // waits in the queue
+            worker.submit(0, null, new ShadowWorker.Evaluation(() -> { }, () -> 0)); // finds it full
+            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"queue\"} 2\n"));
+            assertThat(metrics.scrape(), containsString("\nremold_shadow_dropped_total{reason=\"cpu\"} 0\n"));
             release.countDown();
         }
     }

@@ -32,7 +32,8 @@ public final class TestServer implements AutoCloseable {
     final Metrics metrics = new Metrics();
     /** Every verdict the server records, beside the metrics. */
     final RecordingImpactSink verdicts = new RecordingImpactSink();
-    final ShadowWorker shadow = new ShadowWorker(1024, 32 << 20, (family, rule, mode, source, object, verdict) -> {
+    /** A whole core for the Shadow evaluations: a cold first one may take long, and the tests count every verdict. */
+    final ShadowWorker shadow = new ShadowWorker(1024, 32 << 20, 1, (family, rule, mode, source, object, verdict) -> {
         metrics.record(family, rule, mode, source, object, verdict);
         verdicts.record(family, rule, mode, source, object, verdict);
     }, metrics);
