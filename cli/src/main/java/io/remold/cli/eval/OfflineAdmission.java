@@ -55,13 +55,13 @@ public final class OfflineAdmission {
             return enforcedMutation.result();
         }
 
-        /** The Patch-stage rules that failed, each as {@code RULE: ERROR}, in the order they ran. */
+        /** The outcomes of the mutating rules that failed, in the order they ran. */
         public List<RuleOutcome> failures() {
             return enforcedMutation.outcomes().stream().filter(o -> o.error() != null).toList();
         }
 
         /**
-         * The warnings the webhooks would return, without their "changed by" lines: each failed Patch-stage rule
+         * The warnings the webhooks would return, without their "changed by" lines: each failed mutating rule
          * ({@code FAMILY RULE failed: ERROR}), then the refusals of Warn rules.
          */
         public List<String> warnings() {

@@ -50,6 +50,8 @@ class TestCommandTest {
         return Stream.of(
                 // CREATE, UPDATE, DELETE; namespace labels, user, reference and external data mocks; messages, warnings
                 new Case("pass", List.of("pass"), List.of(), TestCommand.PASSED),
+                // eval's bounds: a looping script is stopped by its statement limit
+                new Case("script-limits", List.of("script-limits"), List.of(), TestCommand.PASSED),
                 new Case("object-differs", List.of("object-differs"), List.of(), TestCommand.FAILED),
                 new Case("verdict-differs", List.of("verdict-differs"), List.of(), TestCommand.FAILED),
                 new Case("message-differs", List.of("message-differs"), List.of(), TestCommand.FAILED),
