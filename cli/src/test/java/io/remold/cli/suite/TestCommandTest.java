@@ -82,7 +82,7 @@ class TestCommandTest {
         assertThat(run.out(), not(containsString("FAIL")));
         // each family's examples have suites
         for (String family : List.of("rules ", "gatekeeper/", "references/", "external/", "scripts/", "kinitiras/",
-                "kubemod-readme/")) {
+                "kubemod-readme/", "kubemod-compat/")) {
             assertThat(family, run.out(), containsString("\n" + family));
         }
         long rows = run.out().lines().filter(line -> line.endsWith("PASS")).count();
