@@ -50,9 +50,10 @@ record Suite(Path file, String name, List<Path> rules, List<Resource> resources,
     /**
      * One entry of {@code results}: the request made of each of its resources, and what it expects. {@code
      * oldResource}, {@code namespace}, {@code namespaceLabels}, {@code namespaceFile} and {@code nodeFile} may be
-     * null; {@code options} holds the mocks and the suite's server options, as eval's flags would.
+     * null; {@code options} holds the mocks and the suite's server options, as eval's flags would. {@code origin}
+     * ({@code FILE (line L, column C): results[N]}) names it in the errors of its run.
      */
-    record Case(String name, String field, List<Resource> resources, AdmissionOperation operation,
+    record Case(String name, String field, String origin, List<Resource> resources, AdmissionOperation operation,
                 List<Resource> oldResources, String namespace, Map<String, String> namespaceLabels,
                 Path namespaceFile, Path nodeFile, String userName, RuleOptions options, Expectation expected) {
     }

@@ -74,11 +74,11 @@ final class SuiteReader {
     private Suite suite() {
         JsonObject top = object(document.value(), "");
         known(top, "", TOP);
-        String apiVersion = string(top, "", "apiVersion", false);
+        String apiVersion = string(top, "", "apiVersion");
         if (apiVersion != null && !apiVersion.equals(API_VERSION)) {
             throw problem("apiVersion", "expected " + API_VERSION + ", got \"" + apiVersion + "\"");
         }
-        String kind = string(top, "", "kind", false);
+        String kind = string(top, "", "kind");
         if (kind != null && !kind.equals("Test")) {
             throw problem("kind", "expected Test, got \"" + kind + "\"");
         }
@@ -86,7 +86,7 @@ final class SuiteReader {
         if (top.containsKey("metadata")) {
             JsonObject metadata = object(top.get("metadata"), "metadata");
             known(metadata, "metadata", Set.of("name"));
-            name = string(metadata, "metadata", "name", false);
+            name = string(metadata, "metadata", "name");
         }
         if (name == null) {
             name = folder.getFileName() == null ? file.toString() : folder.getFileName().toString();
@@ -122,14 +122,9 @@ final class SuiteReader {
         }
         JsonObject options = object(top.get("options"), "options");
         known(options, "options", OPTIONS);
-        String tenants = string(options, "options", "tenantScripts", false);
-        TenantScripts tenantScripts = null;
+        String tenants = string(options, "options", "tenantScripts");
+        TenantScripts tenantScripts = tenants == null ? null : TenantScripts.parse(tenants);
         AllowedUrls allowed = AllowedUrls.ANY;
-        try {
-            tenantScripts = tenants == null ? null : TenantScripts.parse(tenants);
-        } catch (RuntimeException e) {
-            throw problem("options.tenantScripts", e.getMessage());
-        }
         if (options.containsKey("allowHttpRef")) {
             try {
                 allowed = AllowedUrls.parse(strings(options, "options", "allowHttpRef", true));
@@ -138,7 +133,7 @@ final class SuiteReader {
             }
         }
         return new RuleOptions(Map.of(), List.of(), Map.of(), allowed, Map.of(),
-                string(options, "options", "kubemodSystemNamespace", false), tenantScripts, null,
+                string(options, "options", "kubemodSystemNamespace"), tenantScripts, null,
                 new KinitirasOptions(bool(options, "options", "kinitirasCrossNamespaceOverrides"),
                         bool(options, "options", "kinitirasWebhookLabel")));
     }
@@ -146,13 +141,13 @@ final class SuiteReader {
     private Suite.Case result(JsonValue value, String field, List<Suite.Resource> all, RuleOptions options) {
         JsonObject result = object(value, field);
         known(result, field, RESULT);
-        String name = string(result, field, "name", false);
+        String name = string(result, field, "name");
         name = name == null ? field : name;
         List<Suite.Resource> resources = selected(result, field, all);
 
         AdmissionOperation operation = operation(result, field);
         List<Suite.Resource> old = null;
-        String oldFile = string(result, field, "oldResource", false);
+        String oldFile = string(result, field, "oldResource");
         if (oldFile != null) {
             if (operation != null && operation != AdmissionOperation.UPDATE) {
                 throw problem(field + ".oldResource", "only an UPDATE has an old object (for DELETE, resources are"
@@ -168,7 +163,7 @@ final class SuiteReader {
         }
         operation = operation == null ? AdmissionOperation.CREATE : operation;
 
-        String namespace = string(result, field, "namespace", false);
+        String namespace = string(result, field, "namespace");
         Map<String, String> labels = result.containsKey("namespaceLabels")
                 ? stringMap(result, field, "namespaceLabels") : null;
         String userName = null;
@@ -179,7 +174,7 @@ final class SuiteReader {
                         + " (userInfo.username is read, by Gatekeeper's externalData with dataSource: Username)");
             }
             known(userInfo, field + ".userInfo", Set.of("username"));
-            userName = string(userInfo, field + ".userInfo", "username", false);
+            userName = string(userInfo, field + ".userInfo", "username");
         }
 
         Path namespaceFile = null;
@@ -197,7 +192,7 @@ final class SuiteReader {
             for (int i = 0; i < clusterFiles.size(); i++) {
                 cluster.add(path(at + ".cluster[" + i + "]", clusterFiles.get(i)));
             }
-            String state = string(mocks, at, "state", false);
+            String state = string(mocks, at, "state");
             withMocks = new RuleOptions(Map.copyOf(references), List.copyOf(cluster), paths(mocks, at, "http"),
                     options.allowHttpRef(), paths(mocks, at, "externalData"), options.kubemodSystemNamespace(),
                     options.tenantScripts(), state == null ? null : path(at + ".state", state), options.kinitiras());
@@ -206,19 +201,21 @@ final class SuiteReader {
             throw problem(field + ".namespaceLabels", "give the namespace's labels or its object"
                     + " (mocks.references.namespace), not both");
         }
-        return new Suite.Case(name, field, resources, operation, old, namespace, labels, namespaceFile, nodeFile,
+        int[] at = document.position(field);
+        String origin = file + " (line " + at[0] + ", column " + at[1] + "): " + field;
+        return new Suite.Case(name, field, origin, resources, operation, old, namespace, labels, namespaceFile, nodeFile,
                 userName, withMocks, expectation(result, field, operation, resources));
     }
 
     private Suite.Expectation expectation(JsonObject result, String field, AdmissionOperation operation,
                                           List<Suite.Resource> resources) {
-        String verdict = string(result, field, "result", false);
+        String verdict = string(result, field, "result");
         if (verdict != null && !verdict.equals("allowed") && !verdict.equals("denied")) {
             throw problem(field + ".result", "expected allowed or denied, got \"" + verdict + "\"");
         }
-        String patchedFile = string(result, field, "patchedResource", false);
-        String message = string(result, field, "message", false);
-        String exact = string(result, field, "exactMessage", false);
+        String patchedFile = string(result, field, "patchedResource");
+        String message = string(result, field, "message");
+        String exact = string(result, field, "exactMessage");
         List<String> warnings = result.containsKey("warnings") ? strings(result, field, "warnings", false) : null;
         if (verdict == null && patchedFile == null) {
             throw problem(field, "expects nothing: give result (allowed or denied) or patchedResource");
@@ -255,7 +252,7 @@ final class SuiteReader {
 
     /** The resources a result names ({@code NAME} or {@code NAMESPACE/NAME}, of {@code kind}); all by default. */
     private List<Suite.Resource> selected(JsonObject result, String field, List<Suite.Resource> all) {
-        String kind = string(result, field, "kind", false);
+        String kind = string(result, field, "kind");
         List<Suite.Resource> ofKind = all.stream().filter(r -> kind == null || r.kind().equals(kind)).toList();
         if (!result.containsKey("resources")) {
             if (ofKind.isEmpty()) {
@@ -280,7 +277,7 @@ final class SuiteReader {
     }
 
     private AdmissionOperation operation(JsonObject result, String field) {
-        String value = string(result, field, "operation", false);
+        String value = string(result, field, "operation");
         if (value == null) {
             return null;
         }
@@ -350,7 +347,7 @@ final class SuiteReader {
         String at = join(field, key);
         JsonValue value = parent.get(key);
         if (value == null) {
-            throw problem(at.isEmpty() ? key : at, "required");
+            throw problem(at, "required");
         }
         if (!(value instanceof JsonArray array)) {
             throw problem(at, "expected a list, got " + type(value));
@@ -386,12 +383,10 @@ final class SuiteReader {
         return out;
     }
 
-    private String string(JsonObject parent, String field, String key, boolean required) {
+    /** The string at {@code key}; null when absent. */
+    private String string(JsonObject parent, String field, String key) {
         JsonValue value = parent.get(key);
         if (value == null) {
-            if (required) {
-                throw problem(join(field, key), "required");
-            }
             return null;
         }
         if (!(value instanceof JsonString s)) {

@@ -53,13 +53,13 @@ final class SuiteRun {
             try (var rules = OfflineRules.open(loaded, c.options())) {
                 Snapshot snapshot = rules.assembly().assemble(RuleSet.of(loaded.entries()));
                 // As eval says it: these rules do not run.
-                snapshot.disabled().forEach((key, why) -> err.println("remold test: " + suite.file() + ": "
-                        + c.field() + ": the rule from " + key + " is not in force: " + why));
+                snapshot.disabled().forEach((key, why) -> err.println("remold test: " + c.origin()
+                        + ": the rule from " + key + " is not in force: " + why));
                 for (int i = 0; i < c.resources().size(); i++) {
                     rows.add(row(suite, c, i, snapshot));
                 }
             } catch (UsageException | ModRuleException e) {
-                throw new UsageException(suite.file() + ": " + c.field() + ": " + e.getMessage());
+                throw new UsageException(c.origin() + ": " + e.getMessage());
             }
         }
         return List.copyOf(rows);
