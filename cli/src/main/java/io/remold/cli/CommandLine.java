@@ -1,6 +1,7 @@
 package io.remold.cli;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -45,6 +46,17 @@ public final class CommandLine {
             throw unknown();
         }
         return true;
+    }
+
+    /**
+     * {@link #next(Set)} for a command that also takes operands (paths): the arguments before the next flag that
+     * are not a flag's value go to {@code operands}, in order.
+     */
+    public boolean next(Set<String> flags, List<String> operands) {
+        while (next < args.length && !args[next].startsWith("--")) {
+            operands.add(args[next++]);
+        }
+        return next(flags);
     }
 
     public String flag() {

@@ -4,12 +4,13 @@ import io.remold.cli.convert.ConvertCommand;
 import io.remold.cli.eval.EvalCommand;
 import io.remold.cli.preview.ClusterConnector;
 import io.remold.cli.preview.PreviewCommand;
+import io.remold.cli.suite.TestCommand;
 
 import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The offline commands, {@code remold eval|preview|convert|version|help}: the engine and the rule families without a server.
+ * The offline commands, {@code remold eval|preview|test|convert|version|help}: the engine and the rule families without a server.
  * The server's {@code Main} hands these commands to {@link #run}, so its jar and image run them too.
  */
 public final class Main {
@@ -18,6 +19,7 @@ public final class Main {
             usage: remold eval --help      evaluate rules offline against a manifest
                    remold preview --help   what rules would do to the objects of a folder (or, with the
                                            server's jar, of a cluster)
+                   remold test --help      run test suites (remold-test.yaml): expected results of rules
                    remold convert --help   Gatekeeper mutators and KubeMod rules as remold.io ModRules
                    remold version""";
 
@@ -39,6 +41,7 @@ public final class Main {
             case "eval" -> EvalCommand.run(rest, out, err);
             case "convert" -> ConvertCommand.run(rest, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterConnector.NONE);
+            case "test" -> TestCommand.run(rest, out, err);
             case "version" -> {
                 out.println("remold " + version());
                 yield 0;

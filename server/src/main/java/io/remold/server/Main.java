@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code convert} and
+ * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code test}, {@code convert} and
  * {@code version} are the cli module's ({@link io.remold.cli.Main}), run from here too so the server's jar and image
  * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here.
  */
@@ -36,7 +36,7 @@ public final class Main {
         String[] rest = named ? Arrays.copyOfRange(args, 1, args.length) : args;
         return switch (command) {
             case "serve" -> serve(rest, out, err);
-            case "eval", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
+            case "eval", "test", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
             case "help", "--help", "-h" -> {
                 help(out);
@@ -103,6 +103,7 @@ public final class Main {
                        remold eval --help                   evaluate rules offline against a manifest
                        remold preview --help                what rules would do to the objects of a folder or a
                                                             cluster
+                       remold test --help                   run test suites (remold-test.yaml) of rules
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");

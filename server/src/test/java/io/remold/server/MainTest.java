@@ -47,6 +47,8 @@ class MainTest {
         assertThat(out.toString(StandardCharsets.UTF_8), containsString("--resource"));
         assertThat(run("convert", "--help"), is(0));
         assertThat(out.toString(StandardCharsets.UTF_8), containsString("--first-tier"));
+        assertThat(run("test", "--help"), is(0));
+        assertThat(out.toString(StandardCharsets.UTF_8), containsString("remold-test.yaml"));
     }
 
     @Test

@@ -25,7 +25,7 @@ record ClusterObjects(List<Path> files, List<JsonObject> objects) implements Ref
     /** Reads every file now, so that a broken one is an input error (exit 2) before any rule runs. */
     static ClusterObjects read(List<Path> files) {
         var objects = new ArrayList<JsonObject>();
-        files.forEach(file -> objects.addAll(FileReferences.objects("--cluster", file)));
+        files.forEach(file -> objects.addAll(Manifests.objects("--cluster", file)));
         return new ClusterObjects(List.copyOf(files), List.copyOf(objects));
     }
 

@@ -7,36 +7,20 @@ import io.remold.api.RuleType;
 import io.remold.api.YamlJson;
 import io.remold.cli.JsonText;
 import io.remold.cli.UsageException;
-import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
-import io.remold.engine.Engine;
-import io.remold.engine.Family;
-import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleFamily;
 import io.remold.engine.RuleOutcome;
 import io.remold.gatekeeper.Gatekeeper;
 import io.remold.gatekeeper.mutators.Mutator;
-import io.remold.json.JsonTree;
 import io.remold.kinitiras.KinitirasFamily;
 import io.remold.kinitiras.Policy;
 import io.remold.scripting.ScriptRule;
 import io.remold.scripting.Scripts;
 import io.remold.rules.RuleSet;
 import io.remold.rules.Snapshot;
-import io.remold.rules.impact.AdmissionVerdicts;
-import io.remold.templating.ExternalData;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonString;
-import jakarta.json.JsonValue;
-import jakarta.json.stream.JsonParsingException;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -78,126 +62,43 @@ public final class EvalCommand {
 
     private static int evaluate(EvalOptions options, PrintStream out, PrintStream err) {
         RuleFiles.Loaded loaded = RuleFiles.load(options.rules());
-        JsonObject resource = manifest("--resource", options.resource());
-        JsonObject old = options.old() == null ? null : manifest("--old", options.old());
+        JsonObject resource = Manifests.object("--resource", options.resource());
+        JsonObject old = options.old() == null ? null : Manifests.object("--old", options.old());
         JsonObject namespaceRef = options.namespaceRef() == null ? null
-                : manifest("--ref namespace", options.namespaceRef());
-        JsonObject nodeRef = options.nodeRef() == null ? null : manifest("--ref node", options.nodeRef());
-        String namespace = options.namespace() != null ? options.namespace() : namespaceOf(resource);
+                : Manifests.object("--ref namespace", options.namespaceRef());
+        JsonObject nodeRef = options.nodeRef() == null ? null : Manifests.object("--ref node", options.nodeRef());
+        String namespace = options.namespace() != null ? options.namespace() : Manifests.namespaceOf(resource);
 
         try (var rules = OfflineRules.open(loaded, options.ruleOptions())) {
             Snapshot snapshot = rules.assembly().assemble(RuleSet.of(loaded.entries()));
             // As the server's log says it, and its Ready condition: these rules do not run.
             snapshot.disabled().forEach((key, why) -> err.println("remold eval: the rule from " + key
                     + " is not in force: " + why));
-            Engine engine = snapshot.engine();
             AdmissionOperation operation = options.effectiveOperation();
-            boolean delete = operation == AdmissionOperation.DELETE;
-            // A DELETE carries the object being deleted as the old object, as the API server sends it.
-            var mutationRequest = new AdmissionRequest(operation, namespace, delete ? null : resource,
-                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
-            Decision mutation = engine.mutate(mutationRequest);
-            var validationRequest = new AdmissionRequest(operation, namespace, delete ? null : mutation.result(),
-                    delete ? resource : old, namespaceRef, nodeRef, options.explain());
-            Decision validation = engine.validate(validationRequest);
-
+            OfflineAdmission.Answer answer = OfflineAdmission.decide(snapshot, new OfflineAdmission.Request(
+                    operation, namespace, resource, old, namespaceRef, nodeRef, "", options.explain()));
             if (options.explain()) {
-                explain(loaded, operation, mutation, validation, err);
+                explain(loaded, operation, answer.mutation(), answer.validation(), err);
             }
-            // As the server decides: Warn rules' refusals warn, Shadow rules are evaluated apart and change nothing.
-            long deadline = System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos();
-            ShadowSection.print(AdmissionVerdicts.mutate(snapshot, mutationRequest, mutation, deadline),
-                    AdmissionVerdicts.validate(snapshot, validationRequest, deadline), options.output(), err);
-            snapshot.warned(mutation).forEach(warning -> err.println("remold eval: warning: " + warning));
-            snapshot.warned(validation).forEach(warning -> err.println("remold eval: warning: " + warning));
-            mutation = snapshot.enforced(mutation);
-            validation = snapshot.enforced(validation);
-            for (RuleOutcome outcome : mutation.outcomes()) {
-                if (outcome.error() != null) {
-                    err.println("remold eval: rule " + outcome.rule() + " failed: " + outcome.error());
-                }
-            }
-            if (!mutation.allowed()) {
-                err.println(mutation.rejectionMessage()); // a script's jsa_mutate answered Allowed: false
-                return REJECTED;
-            }
-            if (!validation.allowed()) {
-                err.println(validation.rejectionMessage());
+            ShadowSection.print(answer.shadowMutate(), answer.shadowValidate(), options.output(), err);
+            answer.warned().forEach(warning -> err.println("remold eval: warning: " + warning));
+            answer.failures().forEach(outcome -> err.println("remold eval: rule " + outcome.rule() + " failed: "
+                    + outcome.error()));
+            if (!answer.allowed()) {
+                // a script's jsa_mutate answered Allowed: false, or a Reject rule refused
+                err.println(answer.rejection());
                 return REJECTED;
             }
             out.print(switch (options.output()) {
-                case yaml -> YamlJson.toYaml(mutation.result());
-                case json -> JsonText.pretty(mutation.result());
-                case patch -> JsonText.patchLines(mutation.patch());
+                case yaml -> YamlJson.toYaml(answer.result());
+                case json -> JsonText.pretty(answer.result());
+                case patch -> JsonText.patchLines(answer.enforcedMutation().patch());
             });
             out.flush();
             return ALLOWED;
         }
     }
 
-
-    /** One object from a YAML or JSON file. */
-    static JsonObject manifest(String flag, Path file) {
-        List<JsonValue> documents = documents(flag, file);
-        if (documents.size() != 1) {
-            throw new UsageException(flag + " " + file + ": expected one YAML or JSON document, found "
-                    + documents.size());
-        }
-        if (!(documents.getFirst() instanceof JsonObject object)) {
-            throw new UsageException(flag + " " + file + ": expected an object, got "
-                    + documents.getFirst().getValueType().name().toLowerCase());
-        }
-        return object;
-    }
-
-    /**
-     * The YAML or JSON documents of a file given with {@code flag}; an unreadable file is an input error. JSON (a
-     * {@code .json} file, or text that starts with { or [) is read as the server reads a request, into a compact
-     * tree: YAML's node graph of a 3 MB object would not fit the heap.
-     */
-    public static List<JsonValue> documents(String flag, Path file) {
-        String text;
-        try {
-            byte[] bytes = Files.readAllBytes(file);
-            boolean jsonFile = file.getFileName().toString().endsWith(".json");
-            if (jsonFile || looksLikeJson(bytes)) {
-                try {
-                    return List.of(JsonTree.parse(bytes));
-                } catch (JsonParsingException e) {
-                    if (jsonFile) {
-                        throw new UsageException(flag + " " + file + ": " + e.getMessage());
-                    }
-                    // a YAML flow mapping ({kind: Pod}) starts like JSON too
-                }
-            }
-            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
-        } catch (IOException e) {
-            throw new UsageException(flag + " " + file + ": cannot read (" + e.getClass().getSimpleName() + ": "
-                    + e.getMessage() + ")");
-        }
-        return YamlJson.parse(text, file.toString());
-    }
-
-    private static boolean looksLikeJson(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
-                return b == '{' || b == '[';
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The object's own namespace; none ("") for the cluster-scoped built-in kinds, so that cluster-wide rules see
-     * them as the API server would send them; else {@code default}, as kubectl would use.
-     */
-    private static String namespaceOf(JsonObject resource) {
-        if (resource.get("metadata") instanceof JsonObject metadata
-                && metadata.get("namespace") instanceof JsonString ns && !ns.getString().isEmpty()) {
-            return ns.getString();
-        }
-        return ReferenceScope.BUILT_IN_CLUSTER_SCOPED_KINDS.contains(resource.getString("kind", "")) ? "" : "default";
-    }
 
     private static void explain(RuleFiles.Loaded loaded, AdmissionOperation operation, Decision mutation,
                                 Decision validation, PrintStream err) {

@@ -81,7 +81,7 @@ record FileExternalData(Map<String, Answers> providers, Map<String, Provider> de
 
     private static Answers answers(String name, Path file) {
         String flag = "--external " + name;
-        List<JsonValue> documents = EvalCommand.documents(flag, file);
+        List<JsonValue> documents = Manifests.documents(flag, file);
         if (documents.size() != 1 || !(documents.getFirst() instanceof JsonObject object)) {
             throw new UsageException(flag + " " + file + ": expected one mapping of key to value, or a "
                     + RESPONSE_KIND);

@@ -23,7 +23,7 @@ record FileHttpAnswers(Map<String, JsonValue> bodies, AllowedUrls allowed) imple
     static FileHttpAnswers read(Map<String, Path> files, AllowedUrls allowed) {
         var bodies = new TreeMap<String, JsonValue>();
         files.forEach((url, file) -> {
-            List<JsonValue> documents = EvalCommand.documents("--http " + url, file);
+            List<JsonValue> documents = Manifests.documents("--http " + url, file);
             if (documents.size() != 1) {
                 throw new UsageException("--http " + url + " " + file + ": expected one YAML or JSON document, found "
                         + documents.size());

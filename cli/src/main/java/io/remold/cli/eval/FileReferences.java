@@ -4,9 +4,7 @@ import io.remold.cli.UsageException;
 import io.remold.engine.ReferenceQuery;
 import io.remold.engine.ReferenceResolver;
 import io.remold.engine.ReferenceScope;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +22,7 @@ record FileReferences(Map<String, Path> files, Map<String, List<JsonObject>> obj
     /** Reads every file now, so that a broken one is an input error (exit 2) before any rule runs. */
     static FileReferences read(Map<String, Path> files, ClusterObjects cluster) {
         var objects = new TreeMap<String, List<JsonObject>>();
-        files.forEach((name, file) -> objects.put(name, objects("--ref " + name, file)));
+        files.forEach((name, file) -> objects.put(name, Manifests.objects("--ref " + name, file)));
         return new FileReferences(Map.copyOf(files), Map.copyOf(objects), cluster);
     }
 
@@ -44,28 +42,5 @@ record FileReferences(Map<String, Path> files, Map<String, List<JsonObject>> obj
                     + found.size());
         }
         return new Resolution(found.getFirst(), source);
-    }
-
-    /** The objects of a file given with {@code flag}: its documents, the items of a List in their place. */
-    static List<JsonObject> objects(String flag, Path file) {
-        var out = new java.util.ArrayList<JsonObject>();
-        List<JsonValue> documents = EvalCommand.documents(flag, file);
-        for (int i = 0; i < documents.size(); i++) {
-            if (!(documents.get(i) instanceof JsonObject object)) {
-                throw new UsageException(flag + " " + file + ": document " + (i + 1) + ": expected an object");
-            }
-            if (object.get("items") instanceof JsonArray items && object.getString("kind", "").endsWith("List")) {
-                for (int k = 0; k < items.size(); k++) {
-                    if (!(items.get(k) instanceof JsonObject item)) {
-                        throw new UsageException(flag + " " + file + ": document " + (i + 1) + ": items[" + k
-                                + "]: expected an object");
-                    }
-                    out.add(item);
-                }
-            } else {
-                out.add(object);
-            }
-        }
-        return List.copyOf(out);
     }
 }

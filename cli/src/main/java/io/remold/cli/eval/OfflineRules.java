@@ -49,7 +49,7 @@ public final class OfflineRules implements AutoCloseable {
         FileExternalData external = FileExternalData.read(options.externals(), loaded.providers());
         var references = FileReferences.read(options.references(), ClusterObjects.read(options.cluster()));
         var http = FileHttpAnswers.read(options.http(), options.allowHttpRef());
-        JsonObject state = options.state() == null ? null : EvalCommand.manifest("--state", options.state());
+        JsonObject state = options.state() == null ? null : Manifests.object("--state", options.state());
         ScriptHost scripts = loaded.rulesOf(ScriptRule.class).isEmpty() ? null : Scripts.host(SCRIPT_LIMITS);
         // The Shadow rules' own instances (as the server's): their script host is made only for a Shadow script,
         // seeded with the same state.

@@ -1,7 +1,7 @@
 package io.remold.cli.preview;
 
 import io.remold.cli.UsageException;
-import io.remold.cli.eval.EvalCommand;
+import io.remold.cli.eval.Manifests;
 import io.remold.engine.Family.TargetKind;
 import io.remold.engine.ReferenceScope;
 import jakarta.json.Json;
@@ -121,7 +121,7 @@ final class FolderObjects implements ObjectSource {
     /** A file's objects; what is no object is noted in {@code skipped}. */
     private static List<JsonObject> objects(Path file, List<String> skipped) {
         var out = new ArrayList<JsonObject>();
-        List<JsonValue> documents = EvalCommand.documents("--objects", file);
+        List<JsonValue> documents = Manifests.documents("--objects", file);
         for (int d = 0; d < documents.size(); d++) {
             String where = file + ": document " + (d + 1);
             if (documents.get(d) instanceof JsonObject list && list.get("items") instanceof JsonArray items
