@@ -107,13 +107,17 @@ final class ValuesSchema {
                 || value instanceof List<?> list && list.isEmpty() || value instanceof Map<?, ?> map && map.isEmpty());
     }
 
-    private static Map<String, Object> property(HelmChart.Value v) {
-        Class<?> type;
+    /** The Java type of the value's InstallOptions component. */
+    static Class<?> type(HelmChart.Value v) {
         try {
-            type = InstallOptions.class.getDeclaredMethod(v.component()).getReturnType();
+            return InstallOptions.class.getDeclaredMethod(v.component()).getReturnType();
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static Map<String, Object> property(HelmChart.Value v) {
+        Class<?> type = type(v);
         // what the value is without the option: valid too
         Object unset = HelmChart.chartValue(InstallOptions.defaults(), v);
         Rule rule = RULES.get(v.component());

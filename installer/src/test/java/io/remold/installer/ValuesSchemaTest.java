@@ -166,12 +166,7 @@ class ValuesSchemaTest {
 
     /** The option's text as Helm reads it in values: a YAML number, list or map where the value is one. */
     private static Object chartValue(HelmChart.Value v, String text) {
-        Class<?> type;
-        try {
-            type = InstallOptions.class.getDeclaredMethod(v.component()).getReturnType();
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
+        Class<?> type = ValuesSchema.type(v);
         if (type == int.class) {
             return text.matches("-?[0-9]+") ? (Object) Integer.parseInt(text) : text;
         }
