@@ -78,7 +78,28 @@ class HelmIT {
                 Arguments.of("certManager", "certManager=true", "--webhook-url and --cert-manager exclude each other"),
                 Arguments.of("clientCa", "clientCa=PEM", inCluster),
                 Arguments.of("tenantScripts", "tenantScripts={team-a}", inCluster),
+                Arguments.of("webhookIngressCidrs", "webhookIngressCidrs={10.0.0.0/8}", inCluster),
                 Arguments.of("serviceMonitor", "serviceMonitor=true", "--service-monitor scrapes the in-cluster server"));
+    }
+
+    /** values.schema.json: Helm refuses a value of the wrong type, out of the installer's rule, or unknown, naming it. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidValues")
+    void helmTemplateFailsOnAnInvalidValueNamingIt(String setting, String named) {
+        var run = helm.helm("template", "remold", helm.chart().toString(), "--set", setting).run();
+        assertThat(run.toString(), run.exitCode(), not(is(0)));
+        assertThat(run.toString(), run.stderr(), containsString("values don't meet the specifications of the schema"));
+        assertThat(run.toString(), run.stderr(), containsString(named));
+    }
+
+    static Stream<Arguments> invalidValues() {
+        return Stream.of(
+                Arguments.of("replicas=two", "at '/replicas': got string, want integer"),
+                Arguments.of("replicaz=3", "additional properties 'replicaz' not allowed"),
+                Arguments.of("timeoutSeconds=31", "at '/timeoutSeconds'"),
+                Arguments.of("logLevel=verbose", "at '/logLevel'"),
+                Arguments.of("webhookIngressCidrs={10.0.0.0/33}", "at '/webhookIngressCidrs/0'"),
+                Arguments.of("resources=null", "missing property 'resources'"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,5 +1,6 @@
 package io.remold.installer;
 
+import com.google.gson.GsonBuilder;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
@@ -170,26 +171,47 @@ final class HelmChart {
         throw new IllegalArgumentException(component);
     }
 
-    /** The switches the installer refuses with --webhook-url, and its message, which the chart fails with. */
+    /** What the installer refuses with --webhook-url (values by component) and its message, which the chart fails with. */
     private static final List<Map.Entry<String, String>> NOT_WITH_URL = List.of(
             Map.entry("certManager", InstallOptions.URL_WITH_CERT_MANAGER),
             Map.entry("clientCa", InstallOptions.URL_WITH_IN_CLUSTER_OPTIONS),
+            Map.entry("webhookIngressCidrs", InstallOptions.URL_WITH_IN_CLUSTER_OPTIONS),
             Map.entry("tenantScripts", InstallOptions.URL_WITH_IN_CLUSTER_OPTIONS),
             Map.entry("serviceMonitor", InstallOptions.URL_WITH_SERVICE_MONITOR));
 
     /** The combinations of switches the installer accepts. */
     static boolean allowed(BitSet on) {
         return !on.get(switchIndex("webhookUrl")) || NOT_WITH_URL.stream()
+                .filter(e -> value(e.getKey()).placeholder() instanceof Switch)
                 .noneMatch(e -> on.get(switchIndex(e.getKey())));
+    }
+
+    private static Value value(String component) {
+        return VALUES.stream().filter(v -> v.component().equals(component)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(component));
+    }
+
+    /**
+     * The Go template test of a value being given: a switch's own test; a value that always has one (a list the
+     * installer fills in unless told) is given when it is not the installer's default.
+     */
+    static String given(String component) {
+        Value v = value(component);
+        if (v.placeholder() instanceof Switch sw) {
+            return sw.test();
+        }
+        String unset = new GsonBuilder().disableHtmlEscaping().create()
+                .toJson(chartValue(InstallOptions.defaults(), v));
+        return "(ne (toJson .Values." + v.key() + ") `" + unset + "`)";
     }
 
     /** The chart's refusals of what the installer refuses: Helm fails with the installer's message. */
     static String guards() {
         var out = new StringBuilder();
-        String url = switches().get(switchIndex("webhookUrl")).test();
-        NOT_WITH_URL.forEach(e -> out.append("{{- if (and ").append(url).append(' ')
-                .append(switches().get(switchIndex(e.getKey())).test()).append(") }}\n{{- fail \"")
-                .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"")).append("\" }}\n{{- end }}\n"));
+        String url = given("webhookUrl");
+        NOT_WITH_URL.forEach(e -> out.append("{{- if (and ").append(url).append(' ').append(given(e.getKey()))
+                .append(") }}\n{{- fail \"").append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\""))
+                .append("\" }}\n{{- end }}\n"));
         return out.toString();
     }
 
@@ -250,6 +272,7 @@ final class HelmChart {
         Files.createDirectories(dir.resolve("templates"));
         Files.writeString(dir.resolve("Chart.yaml"), chartYaml());
         Files.writeString(dir.resolve("values.yaml"), valuesYaml(defaults));
+        Files.writeString(dir.resolve("values.schema.json"), ValuesSchema.json());
         Files.writeString(dir.resolve("templates/remold.yaml"), templateText(template()));
         Files.writeString(dir.resolve("templates/_helpers.tpl"), resource("_helpers.tpl"));
         Files.writeString(dir.resolve("templates/uninstall.yaml"), uninstallHook());

@@ -207,30 +207,48 @@ record InstallOptions(
             """.formatted(DEFAULT_IMAGE, DEFAULT_TAG, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.SERVER_CPU,
             Bundle.SERVER_CPU_LIMIT, Bundle.SERVER_MEMORY, Bundle.SERVER_MEMORY_WITH_CUE, Bundle.DRAIN_SECONDS);
 
-    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-    private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
-    /** A label key ([prefix/]name) and value, as Kubernetes accepts them. */
-    private static final Pattern LABEL = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
-            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+    // The options' rules, which values.schema.json states too (ValuesSchema): whole-match patterns, closed sets, bounds.
+    static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+    /** A label key ([prefix/]name) and value (may be empty), as Kubernetes accepts them. */
+    static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
+            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
+    static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+    private static final Pattern LABEL = Pattern.compile(LABEL_KEY.pattern() + "=" + LABEL_VALUE.pattern());
     /** key[=value][:effect], as kubectl taint writes a taint. */
-    static final Pattern TOLERATION = Pattern.compile("([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?"
-            + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?(=([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)?"
+    static final Pattern TOLERATION = Pattern.compile(LABEL_KEY.pattern() + "(=" + LABEL_VALUE.pattern() + ")?"
             + "(:(NoSchedule|PreferNoSchedule|NoExecute))?");
     /** Quantities as Kubernetes writes them for CPU (cores or millicores) and memory (bytes, decimal or binary). */
-    private static final Pattern CPU = Pattern.compile("[1-9][0-9]{0,5}m|[0-9]{1,3}(\\.[0-9]{1,3})?");
-    private static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,6}(Ki|Mi|Gi|k|M|G)");
-    private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
-    private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
-    private static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
+    static final Pattern CPU = Pattern.compile("[1-9][0-9]{0,5}m|[0-9]{1,3}(\\.[0-9]{1,3})?");
+    static final Pattern MEMORY = Pattern.compile("[1-9][0-9]{0,6}(Ki|Mi|Gi|k|M|G)");
+    static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+    static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:-]*[a-z0-9]");
+    static final Pattern REFERENCED = Pattern.compile("([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9-]*");
+    /** What rules with existing: Apply never change: a running Pod is not changed. */
+    static final String NEVER_APPLIED = "pods";
     private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
             + "(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}/(3[0-2]|[12]?[0-9])");
     private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:]*:[0-9a-fA-F:]*/(12[0-8]|1[01][0-9]|[1-9]?[0-9])");
-    private static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
-    private static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
-    private static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
-    private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
+    static final Pattern CIDR = Pattern.compile(IPV4.pattern() + "|" + IPV6.pattern());
+    /** A namespace whose rules may run JavaScript, or * for all. */
+    static final Pattern TENANT = Pattern.compile("\\*|" + DNS_LABEL.pattern());
+    static final Pattern RESOURCE = Pattern.compile("\\*|[a-z0-9][a-z0-9.-]*(/[a-z0-9*]+)?|\\*/[a-z0-9*]+");
+    /** What a CA file must hold. */
+    static final String PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----";
+    static final List<String> OPERATIONS = List.of("CREATE", "UPDATE", "DELETE", "CONNECT", "*");
+    static final List<String> FAILURE_POLICIES = List.of("Ignore", "Fail");
+    static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
     /** The server's log-level values. */
-    private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug");
+    static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug");
+
+    /** The bounds of a whole-number option. */
+    record Range(int min, int max) {
+    }
+
+    static final Range REPLICAS = new Range(1, 100);
+    static final Range TIMEOUT_SECONDS = new Range(1, 30);
+    static final Range MAX_REPLICAS = new Range(1, 100);
+    static final Range DRAIN_SECONDS = new Range(0, 20);
 
     /** Why --webhook-url refuses options of the in-cluster server (the chart refuses their values alike). */
     static final String URL_WITH_CERT_MANAGER = "--webhook-url and --cert-manager exclude each other: cert-manager "
@@ -320,14 +338,14 @@ record InstallOptions(
                         case "--image" -> image = matching(name, value, IMAGE, "an image name without tag");
                         case "--tag" -> tag = matching(name, value, TAG, "an image tag");
                         case "--image-pull-policy" -> pullPolicy = oneOf(name, value, PULL_POLICIES);
-                        case "--replicas" -> replicas = integer(name, value, 1, 100);
+                        case "--replicas" -> replicas = integer(name, value, REPLICAS);
                         case "--resources" -> resources = list(name, value, r -> RESOURCE.matcher(r).matches(),
                                 "resource names such as pods or deployments");
                         case "--operations" -> operations = list(name, value, OPERATIONS::contains,
                                 "one or more of " + String.join(", ", OPERATIONS));
                         case "--mutate-failure-policy" -> mutate = oneOf(name, value, FAILURE_POLICIES);
                         case "--validate-failure-policy" -> validate = oneOf(name, value, FAILURE_POLICIES);
-                        case "--timeout-seconds" -> timeout = integer(name, value, 1, 30);
+                        case "--timeout-seconds" -> timeout = integer(name, value, TIMEOUT_SECONDS);
                         case "--webhook-url" -> url = webhookUrl(value);
                         case "--ca-file" -> caFile = value;
                         case "--allow-references" -> allowReferences = "none".equals(value) ? List.of()
@@ -337,18 +355,18 @@ record InstallOptions(
                                 : list(name, value, r -> REFERENCED.matcher(r).matches(),
                                 "resources as [group/]plural, such as pods or apps/deployments");
                         case "--webhook-ingress-cidr" -> ingress = list(name, value,
-                                c -> IPV4.matcher(c).matches() || IPV6.matcher(c).matches(),
+                                c -> CIDR.matcher(c).matches(),
                                 "CIDRs such as 10.0.0.0/16 or fd00::/64");
                         case "--client-ca-file" -> clientCaFile = value;
                         case "--tenant-scripts" -> tenantScripts = "none".equals(value) ? List.of()
-                                : list(name, value, n -> n.equals("*") || DNS_LABEL.matcher(n).matches(),
+                                : list(name, value, n -> TENANT.matcher(n).matches(),
                                 "namespace names, or * for all");
                         case "--allow-http-ref" -> allowHttpRef = httpPrefixes(value);
                         case "--existing-apply-resources" -> existingApply = "none".equals(value) ? List.of()
-                                : list(name, value, r -> REFERENCED.matcher(r).matches() && !"pods".equals(r),
+                                : list(name, value, r -> REFERENCED.matcher(r).matches() && !NEVER_APPLIED.equals(r),
                                 "resources as [group/]plural other than pods, such as apps/deployments");
                         case "--priority-class" -> priorityClass = matching(name, value, SUBDOMAIN, "a DNS subdomain");
-                        case "--max-replicas" -> maxReplicas = integer(name, value, 1, 100);
+                        case "--max-replicas" -> maxReplicas = integer(name, value, MAX_REPLICAS);
                         case "--ignore-namespaces" -> ignoreNamespaces = "none".equals(value) ? List.of()
                                 : list(name, value, n -> DNS_LABEL.matcher(n).matches(), "namespace names");
                         case "--node-selector" -> nodeSelector = labels(name, value);
@@ -359,7 +377,7 @@ record InstallOptions(
                                 "a CPU quantity such as 500m or 2");
                         case "--server-memory" -> serverMemory = matching(name, value, MEMORY,
                                 "a memory quantity such as 512Mi or 1Gi");
-                        case "--drain-seconds" -> drainSeconds = integer(name, value, 0, 20);
+                        case "--drain-seconds" -> drainSeconds = integer(name, value, DRAIN_SECONDS);
                         case "--log-level" -> logLevel = oneOf(name, value, LOG_LEVELS);
                         default -> throw new IllegalStateException(name);
                     }
@@ -423,17 +441,17 @@ record InstallOptions(
         return value;
     }
 
-    private static int integer(String option, String value, int min, int max) throws UsageException {
+    private static int integer(String option, String value, Range range) throws UsageException {
         try {
             int n = Integer.parseInt(value);
-            if (n >= min && n <= max) {
+            if (n >= range.min() && n <= range.max()) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new UsageException("option " + option + ": '" + value + "' is not a whole number from " + min
-                + " to " + max);
+        throw new UsageException("option " + option + ": '" + value + "' is not a whole number from " + range.min()
+                + " to " + range.max());
     }
 
     private static String oneOf(String option, String value, List<String> allowed) throws UsageException {
@@ -490,7 +508,7 @@ record InstallOptions(
         } catch (IOException e) {
             throw new UsageException("option " + option + ": cannot read " + file + ": " + e);
         }
-        if (!new String(pem, StandardCharsets.US_ASCII).contains("-----BEGIN CERTIFICATE-----")) {
+        if (!new String(pem, StandardCharsets.US_ASCII).contains(PEM_CERTIFICATE)) {
             throw new UsageException("option " + option + ": " + file + " holds no PEM certificate");
         }
         return pem;

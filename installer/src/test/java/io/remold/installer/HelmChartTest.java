@@ -48,26 +48,33 @@ class HelmChartTest {
                         .collect(Collectors.toCollection(TreeSet::new)), equalTo(components));
     }
 
-    /** A value the installer refuses beside --webhook-url, and the flags that ask for it. */
+    /**
+     * The chart's test of a value the installer refuses beside --webhook-url, and the flags that ask for it.
+     * webhookIngressCidrs always has a value: it is given when it is not the installer's default.
+     */
     static Stream<org.junit.jupiter.params.provider.Arguments> refusedWithWebhookUrl() {
         return Stream.of(
-                org.junit.jupiter.params.provider.Arguments.of("certManager", List.of("--cert-manager")),
-                org.junit.jupiter.params.provider.Arguments.of("clientCa",
+                org.junit.jupiter.params.provider.Arguments.of(".Values.certManager", List.of("--cert-manager")),
+                org.junit.jupiter.params.provider.Arguments.of(".Values.clientCa",
                         List.of("--client-ca-file", "src/test/resources/test-ca.crt")),
-                org.junit.jupiter.params.provider.Arguments.of("tenantScripts", List.of("--tenant-scripts", "team-a")),
-                org.junit.jupiter.params.provider.Arguments.of("serviceMonitor", List.of("--service-monitor")));
+                org.junit.jupiter.params.provider.Arguments.of(".Values.tenantScripts",
+                        List.of("--tenant-scripts", "team-a")),
+                org.junit.jupiter.params.provider.Arguments.of(".Values.serviceMonitor", List.of("--service-monitor")),
+                org.junit.jupiter.params.provider.Arguments.of(
+                        "(ne (toJson .Values.webhookIngressCidrs) `[\"0.0.0.0/0\",\"::/0\"]`)",
+                        List.of("--webhook-ingress-cidr", "10.0.0.0/8")));
     }
 
     /** helm cannot run here: HelmIT renders the refusal; this checks the guard is in the chart, with the message. */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.MethodSource("refusedWithWebhookUrl")
-    void theChartFailsWhereTheInstallerRefuses(String value, List<String> flags) throws IOException {
+    void theChartFailsWhereTheInstallerRefuses(String given, List<String> flags) throws IOException {
         var args = new java.util.ArrayList<>(List.of("--webhook-url", "https://remold.example"));
         args.addAll(flags);
         String message = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
                 () -> InstallOptions.parse(args)).getMessage();
         assertThat(Files.readString(CHART.resolve("templates/remold.yaml")), containsString(
-                "{{- if (and .Values.webhookUrl .Values." + value + ") }}\n{{- fail \"" + message + "\" }}\n"));
+                "{{- if (and .Values.webhookUrl " + given + ") }}\n{{- fail \"" + message + "\" }}\n"));
     }
 
     /** Every combination of up to four switches, and all compatible switches at once. */
