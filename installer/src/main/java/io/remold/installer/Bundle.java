@@ -301,9 +301,10 @@ final class Bundle {
             // /validate-modrule asks whether a rule's author may read what the rule references
             rules.add(rule("authorization.k8s.io", List.of("subjectaccessreviews"), List.of("create")));
         }
-        // existing: Apply writes existing objects through server-side apply: exactly the operator's resources
+        // existing: Apply writes, through server-side apply, what the rule's impact scan lists: exactly the operator's
+        // resources (without list the scan is Forbidden and nothing is applied)
         byGroup(options.existingApply()).forEach((group, plurals) ->
-                rules.add(rule(group, plurals, List.of("get", "patch"))));
+                rules.add(rule(group, plurals, List.of("get", "list", "patch"))));
         // script rules' events: exactly the --script-kinds resources, grouped by API group
         byGroup(options.scriptKinds()).forEach((group, plurals) ->
                 rules.add(rule(group, plurals, List.of("get", "list", "watch"))));

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
@@ -148,6 +149,8 @@ final class HelmChart {
     private static final Pattern TOLERATION = Pattern.compile("( *)- effect: NoSchedule\n\\1  key: tolsentinel\n"
             + "\\1  operator: Equal\n\\1  value: tolvaluesentinel\n");
     /** An RBAC rule the bundle writes per API group of a list of [group/]plural resources. */
+    /** The items of an RBAC rule's {@code verbs:} list. */
+    private static final Pattern VERBS = Pattern.compile("(?m)^ *- ([a-z]+)$");
     private static final Pattern GROUP_RULE = Pattern.compile("( *)- apiGroups:\n *- (refgrp|kindgrp|applygrp)\\.sentinel\n"
             + "(?:\\1  .*\n)*");
 
@@ -502,8 +505,9 @@ final class HelmChart {
                 case "applygrp" -> ".Values.existingApplyResources";
                 default -> "(include \"remold.scriptKinds\" . | fromJsonArray)";
             };
-            String verbs = rules.group(2).equals("applygrp") ? "(list \"get\" \"patch\")"
-                    : "(list \"get\" \"list\" \"watch\")";
+            // the verbs the bundle wrote for the sentinel resource, so that the chart grants what the bundle does
+            String verbs = VERBS.matcher(rules.group().substring(rules.group().indexOf("verbs:"))).results()
+                    .map(verb -> "\"" + verb.group(1) + "\"").collect(Collectors.joining(" ", "(list ", ")"));
             rules.appendReplacement(sb, Matcher.quoteReplacement("{{- include \"remold.groupRules\" (dict \"resources\" "
                     + list + " \"verbs\" " + verbs + ") | trim | nindent " + rules.group(1).length() + " }}\n"));
         }

@@ -142,8 +142,9 @@ record InstallOptions(
               --existing-apply-resources R1,R2,...
                                                resources rules with existing: Apply may change where they
                                                exist, [group/]plural (default none; e.g. apps/deployments):
-                                               the server gets get/patch on exactly these, cluster-wide
-                                               (never pods: a running Pod is not changed)
+                                               the server gets get/list/patch on exactly these,
+                                               cluster-wide (list: the writes follow the rule's impact
+                                               scan; never pods: a running Pod is not changed)
               --js-admissions-compat           also install js-admissions-controller's CRDs (momiji.com:
                                                JsAdmission, ClusterJsAdmission), let the server read them
                                                and validate them

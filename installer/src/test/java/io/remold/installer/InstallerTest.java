@@ -221,7 +221,7 @@ class InstallerTest {
                 .toList().toString(), not(containsString("deployments")));
 
         var granted = serverRole(Yaml.loadAll(run("--existing-apply-resources", "apps/deployments,services").out()))
-                .getRules().stream().filter(r -> r.getVerbs().equals(List.of("get", "patch")))
+                .getRules().stream().filter(r -> r.getVerbs().equals(List.of("get", "list", "patch")))
                 .map(r -> r.getApiGroups() + " " + r.getResources()).toList();
         assertThat(granted, hasItem("[apps] [deployments]"));
         assertThat(granted, hasItem("[] [services]"));
