@@ -76,7 +76,7 @@ class HelmIT {
         String inCluster = "configure the in-cluster server: with --webhook-url";
         return Stream.of(
                 Arguments.of("certManager", "certManager=true", "--webhook-url and --cert-manager exclude each other"),
-                Arguments.of("clientCa", "clientCa=PEM", inCluster),
+                Arguments.of("clientCa", "clientCa=-----BEGIN CERTIFICATE-----", inCluster),
                 Arguments.of("tenantScripts", "tenantScripts={team-a}", inCluster),
                 Arguments.of("webhookIngressCidrs", "webhookIngressCidrs={10.0.0.0/8}", inCluster),
                 Arguments.of("serviceMonitor", "serviceMonitor=true", "--service-monitor scrapes the in-cluster server"));
