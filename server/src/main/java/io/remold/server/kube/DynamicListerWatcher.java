@@ -27,8 +27,15 @@ import java.util.List;
  * watches, which is until the next error. Once an object changes, the informer's store holds the new version and that
  * list the listed one: every object twice. So the list handed out keeps its items in one list of its own, not in its
  * raw JSON, and that list is emptied when the reflector starts watching, by which time it has queued every item.
+ *
+ * <p>Lists come {@value #PAGE} objects a page, each object {@link Manifests#kept kept} as its page arrives: listing
+ * 10,000 ConfigMaps at once held the whole response as gson trees and grew the heap to its maximum, which the JVM
+ * keeps (BENCHMARKS.md, "References: memory").
  */
 final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObject, DynamicKubernetesListObject> {
+    /** Objects a list page: what one list holds in memory as gson trees, beside the kept objects of earlier pages. */
+    static final int PAGE = 500;
+
     private final DynamicKubernetesApi lists;
     private final DynamicKubernetesApi watches;
     private List<DynamicKubernetesObject> listed = new ArrayList<>();
@@ -44,24 +51,53 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
 
     @Override
     public DynamicKubernetesListObject list(CallGeneratorParams params) throws ApiException {
-        DynamicKubernetesListObject list = lists.list(options(params)).throwsApiException().getObject();
-        JsonObject raw = list.getRaw();
-        String listKind = raw.has("kind") ? raw.get("kind").getAsString() : "";
-        String kind = listKind.endsWith("List") ? listKind.substring(0, listKind.length() - "List".length()) : null;
-        String apiVersion = raw.has("apiVersion") ? raw.get("apiVersion").getAsString() : null;
-        List<DynamicKubernetesObject> items = new ArrayList<>(list.getItems());
-        for (DynamicKubernetesObject item : items) {
-            JsonObject object = item.getRaw();
-            if (!object.has("kind") && kind != null) {
-                object.addProperty("kind", kind);
+        List<DynamicKubernetesObject> items = new ArrayList<>();
+        JsonObject raw = null;
+        String next = null;
+        do {
+            var options = new ListOptions();
+            options.setLimit(PAGE);
+            options.setTimeoutSeconds(params.timeoutSeconds);
+            if (next == null) {
+                options.setResourceVersion(pagedResourceVersion(params.resourceVersion));
+            } else {
+                options.setContinue(next); // the API server refuses a resourceVersion beside a continue token
             }
-            if (!object.has("apiVersion") && apiVersion != null) {
-                object.addProperty("apiVersion", apiVersion);
+            DynamicKubernetesListObject page = lists.list(options).throwsApiException().getObject();
+            raw = page.getRaw();
+            String listKind = raw.has("kind") ? raw.get("kind").getAsString() : "";
+            String kind = listKind.endsWith("List") ? listKind.substring(0, listKind.length() - "List".length())
+                    : null;
+            String apiVersion = raw.has("apiVersion") ? raw.get("apiVersion").getAsString() : null;
+            for (DynamicKubernetesObject item : page.getItems()) {
+                JsonObject object = item.getRaw();
+                if (!object.has("kind") && kind != null) {
+                    object.addProperty("kind", kind);
+                }
+                if (!object.has("apiVersion") && apiVersion != null) {
+                    object.addProperty("apiVersion", apiVersion);
+                }
+                // Kept now, not when the informer takes it: a page's gson trees go before the next page comes.
+                items.add((DynamicKubernetesObject) Manifests.kept(item));
             }
+            raw.remove("items");
+            next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+        } while (next != null && !next.isEmpty());
+        if (raw.get("metadata") instanceof JsonObject metadata) {
+            metadata.remove("continue");
         }
-        raw.remove("items");
         listed = items;
         return new Listed(raw, items);
+    }
+
+    /**
+     * The first page's resourceVersion: the informer's own, except {@code "0"} (any version the API server has),
+     * which its watch cache answers with every object at once whatever the limit; unset, the list is read at the
+     * newest version, one page at a time.
+     */
+    private static String pagedResourceVersion(String resourceVersion) {
+        return resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0") ? null
+                : resourceVersion;
     }
 
     @Override

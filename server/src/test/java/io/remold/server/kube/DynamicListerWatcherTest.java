@@ -12,6 +12,8 @@ import static io.remold.server.kube.FakeApiServer.status;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -31,7 +33,56 @@ class DynamicListerWatcherTest {
                     contains("Namespace", "Other"));
             assertThat(list.getItems().stream().map(DynamicKubernetesObject::getApiVersion).toList(),
                     contains("v1", "v2"));
-            assertThat(api.requests().getFirst().query(), is("resourceVersion=0&timeoutSeconds=30&watch=false"));
+            var first = api.requests().getFirst();
+            assertThat("resourceVersion 0 would be answered whole from the watch cache",
+                    first.parameter("resourceVersion"), is(nullValue()));
+            assertThat(first.parameter("limit"), is("500"));
+        }
+    }
+
+    @Test
+    void listsPageByPageAndKeepsEachObjectAsItsPageArrives() throws IOException, ApiException {
+        try (var api = new FakeApiServer()) {
+            api.on("GET", "/api/v1/configmaps", request -> {
+                String token = request.parameter("continue");
+                int start = token == null ? 0 : Integer.parseInt(token);
+                var items = new StringBuilder();
+                for (int i = start; i < Math.min(start + Integer.parseInt(request.parameter("limit")), 1_203); i++) {
+                    items.append(i == start ? "" : ",").append("{'metadata':{'name':'cm-").append(i)
+                            .append("','namespace':'n','managedFields':[{'manager':'m'}]},'data':{'k':'v'}}");
+                }
+                String next = start + 500 < 1_203 ? String.valueOf(start + 500) : "";
+                return ok(("{'apiVersion':'v1','kind':'ConfigMapList','metadata':{'resourceVersion':'42',"
+                        + "'continue':'" + next + "'},'items':[" + items + "]}").replace('\'', '"'));
+            });
+            var lister = new DynamicListerWatcher("", "v1", "configmaps", api.client(), api.client());
+
+            var list = lister.list(new CallGeneratorParams(false, "0", 30));
+
+            assertThat(list.getItems(), hasSize(1_203));
+            assertThat(list.getItems().get(1_202).getMetadata().getName(), is("cm-1202"));
+            assertThat(list.getItems().stream().allMatch(item -> item instanceof Manifests.Kept), is(true));
+            assertThat(Manifests.toJson(list.getItems().get(700)).getJsonObject("metadata").containsKey(
+                    "managedFields"), is(false));
+            assertThat(list.getMetadata().getResourceVersion(), is("42"));
+            assertThat(list.getMetadata().getContinue(), is(nullValue()));
+            assertThat(api.requests().stream().map(r -> r.parameter("continue")).toList(),
+                    contains(nullValue(), is("500"), is("1000")));
+            assertThat("a continued page names no resourceVersion",
+                    api.requests().stream().skip(1).allMatch(r -> r.parameter("resourceVersion") == null), is(true));
+        }
+    }
+
+    @Test
+    void aGivenResourceVersionIsKeptForTheFirstPage() throws IOException, ApiException {
+        try (var api = new FakeApiServer()) {
+            api.on("GET", "/api/v1/nodes", ok(("{'apiVersion':'v1','kind':'NodeList','metadata':"
+                    + "{'resourceVersion':'9'},'items':[]}").replace('\'', '"')));
+            var lister = new DynamicListerWatcher("", "v1", "nodes", api.client(), api.client());
+
+            lister.list(new CallGeneratorParams(false, "8", 30));
+
+            assertThat(api.requests().getFirst().parameter("resourceVersion"), is("8"));
         }
     }
 
