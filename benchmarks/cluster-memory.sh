@@ -5,6 +5,7 @@
 #   benchmarks/cluster-memory.sh --rules "10 1000"    # some rule counts (ascending)
 #   RATE=1000 DURATION=30 WARMUP=15 benchmarks/cluster-memory.sh     # the defaults
 #   REMOLD_SERVER_JAR=path/remold-server.jar benchmarks/cluster-memory.sh   # another build of the server
+#   KEEP_HEAP_DUMP=/tmp/cm benchmarks/cluster-memory.sh --rules 10000      # keep /tmp/cm-10000.hprof to look into
 #
 # Starts its own control plane (e2e/control-plane.sh; state in REMOLD_E2E_STATE, default /tmp/remold-cluster-memory),
 # creates 1,000 namespaces and 100 nodes (as a kubelet reports them: 50 images, conditions, addresses; no kubelet
@@ -25,7 +26,7 @@ NODES=100
 while [ $# -gt 0 ]; do
   case "$1" in
     --rules) RULE_COUNTS=$2; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +41,7 @@ eval "$(e2e/control-plane.sh env)"
 PARTS=(
   "cluster objects (informers, namespace and node manifests, rule sources)=io.kubernetes.client.informer.*,io.kubernetes.client.util.generic.dynamic.*,io.remold.server.kube.Manifests\$Kept,io.remold.server.kube.ClusterCache,io.remold.server.kube.RuleSource"
   "engine and rules=io.remold.engine.*,io.remold.jsonpath.*,io.remold.templating.*,io.remold.gatekeeper.*,io.remold.api.*"
+  "rule snapshots, impact and reports=io.remold.rules.*,io.remold.server.existing.*,io.remold.server.reports.*"
   "Kubernetes client=io.kubernetes.client.openapi.*,io.kubernetes.client.extended.*,okhttp3.*,okio.*"
   "TLS and crypto=sun.security.*,javax.net.ssl.*,org.bouncycastle.*,java.security.*"
   "Helidon=io.helidon.*"
@@ -173,7 +175,7 @@ measure() {
   jcmd "$PID" GC.heap_dump "$WORK/heap.hprof" >/dev/null
   local parts
   parts=$(java -Xmx2g benchmarks/HeapParts.java "$WORK/heap.hprof" "${PARTS[@]}")
-  rm -f "$WORK/heap.hprof"
+  if [ -n "${KEEP_HEAP_DUMP:-}" ]; then mv "$WORK/heap.hprof" "$KEEP_HEAP_DUMP-$column.hprof"; else rm -f "$WORK/heap.hprof"; fi
   {
     echo "rules=$column ready=${ready_ms}ms rss_idle=${rss_idle}MiB rss_end_of_load=${rss_load}MiB rss_max_under_load=${rss_max}MiB"
     echo "rules=$column heap_used=${heap% *}MiB heap_committed=${heap#* }MiB live_after_full_gc=${live}MiB"
