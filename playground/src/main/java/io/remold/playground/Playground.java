@@ -36,12 +36,13 @@ final class Playground implements AutoCloseable {
 
     private final WebServer server;
     private final Examples examples;
-    private final Semaphore evaluations = new Semaphore(MAX_EVALUATIONS);
+    private final Semaphore evaluations;
     private final String bind;
 
-    private Playground(String bind, int port, Examples examples) {
+    private Playground(String bind, int port, Examples examples, Semaphore evaluations) {
         this.bind = bind;
         this.examples = examples;
+        this.evaluations = evaluations;
         var routing = HttpRouting.builder()
                 .addFilter((chain, req, res) -> {
                     if (addressed(req)) {
@@ -68,7 +69,12 @@ final class Playground implements AutoCloseable {
 
     /** Serves the page on {@code bind}:{@code port} (0: any free port) with {@code examples}. */
     static Playground start(String bind, int port, Examples examples) {
-        return new Playground(bind, port, examples);
+        return start(bind, port, examples, new Semaphore(MAX_EVALUATIONS));
+    }
+
+    /** {@link #start}, the evaluations running at once bounded by the permits of {@code evaluations}. */
+    static Playground start(String bind, int port, Examples examples, Semaphore evaluations) {
+        return new Playground(bind, port, examples, evaluations);
     }
 
     int port() {
@@ -118,8 +124,8 @@ final class Playground implements AutoCloseable {
             return;
         }
         if (!evaluations.tryAcquire()) {
-            problem(res, 503, "the playground is busy: " + MAX_EVALUATIONS
-                    + " evaluations are running; try again when one ends");
+            problem(res, 503, "the playground is busy: as many evaluations as it runs at once are running;"
+                    + " try again when one ends");
             return;
         }
         try {

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Semaphore;
 import java.util.regex.Pattern;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -226,6 +227,20 @@ class PlaygroundApiTest {
         HttpResponse<String> response = post(body("", "x: " + "a".repeat(Playground.MAX_BODY_BYTES)));
         assertThat(response.statusCode(), equalTo(413));
         assertThat(json(response.body()).getString("problem"), containsString("at most 1048576"));
+    }
+
+    @Test
+    void aFullPlaygroundIs503WithAReason() throws Exception {
+        var evaluations = new Semaphore(1);
+        try (var busy = Playground.start("127.0.0.1", 0, Examples.read(EXAMPLES), evaluations)) {
+            evaluations.acquire(); // as a running evaluation holds it
+            HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + busy.port() + "/api/eval")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body("", POD))).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode(), equalTo(503));
+            assertThat(json(response.body()).getString("problem"), startsWith("the playground is busy"));
+            evaluations.release();
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.remold.server;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
 import io.remold.cli.preview.PreviewCommand;
+import io.remold.playground.PlaygroundCommand;
 import io.remold.server.kube.ClusterObjectSource;
 import io.remold.server.log.Logs;
 
@@ -15,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code test}, {@code convert} and
  * {@code version} are the cli module's ({@link io.remold.cli.Main}), run from here too so the server's jar and image
- * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here.
+ * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here, and the playground
+ * page's {@code playground} (its own web server on loopback; {@code serve} never serves the page).
  */
 public final class Main {
     private Main() {
@@ -38,6 +40,7 @@ public final class Main {
             case "serve" -> serve(rest, out, err);
             case "eval", "test", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
+            case "playground" -> PlaygroundCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -104,6 +107,7 @@ public final class Main {
                        remold preview --help                what rules would do to the objects of a folder or a
                                                             cluster
                        remold test --help                   run test suites (remold-test.yaml) of rules
+                       remold playground --help             a local web page to try rules on an object
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");
