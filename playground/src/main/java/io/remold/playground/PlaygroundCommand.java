@@ -1,12 +1,12 @@
 package io.remold.playground;
 
 import io.remold.cli.CommandLine;
+import io.remold.cli.UntilStopped;
 import io.remold.cli.UsageException;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 
 /** {@code remold playground}: serves the playground page until the process is stopped. */
 public final class PlaygroundCommand {
@@ -84,16 +84,7 @@ public final class PlaygroundCommand {
         String host = options.bind().contains(":") ? "[" + options.bind() + "]" : options.bind();
         out.println("remold playground: http://" + host + ":" + playground.port() + "/ (Ctrl-C stops it)");
         out.flush();
-        var stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            playground.close();
-            stopped.countDown();
-        }, "remold-playground-shutdown"));
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        UntilStopped.await(playground::close, "remold-playground-shutdown");
         return 0;
     }
 }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -54,17 +55,8 @@ class PlaygroundApiTest {
                   while (true) {}
                 }
             """;
-    static final String POD = """
-            apiVersion: v1
-            kind: Pod
-            metadata:
-              name: web
-              namespace: shop
-            spec:
-              containers:
-                - name: web
-                  image: nginx
-            """;
+    /** A Pod of the examples (scoop, in ice-cream), which no rule of these tests but their own changes. */
+    static final String POD = read(EXAMPLES.resolve("kubemod-readme/add-flavor-label/input.yaml"));
 
     private static final Pattern INSTANT = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z");
 
@@ -291,6 +283,14 @@ class PlaygroundApiTest {
         assertThat(examples.ids(), not(hasItem("references/team-settings")));
         assertThat(examples.get("kubemod-readme/add-flavor-label").orElseThrow().namespaceRef(), containsString("flavor"));
         assertThat(examples.ids(), hasSize(greaterThan(20)));
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static String body(String rules, String resource) {

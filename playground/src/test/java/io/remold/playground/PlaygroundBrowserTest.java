@@ -88,7 +88,7 @@ class PlaygroundBrowserTest {
     @Order(1)
     void anExampleLoadsAndShowsTheResultPatchAndDiff() throws IOException {
         open(browser, url());
-        new Select(browser.findElement(By.id("example"))).selectByValue("kubemod-readme/add-flavor-label");
+        example("kubemod-readme/add-flavor-label");
         waitFor(browser, "verdict", "Allowed, patched with 1 operation");
         assertThat(text("result"), containsString("flavor: vanilla"));
         tab("patch");
@@ -120,7 +120,7 @@ class PlaygroundBrowserTest {
     @Test
     @Order(3)
     void aRejectionIsShown() throws IOException {
-        new Select(browser.findElement(By.id("example"))).selectByValue("kubemod-readme/reject-external-ips");
+        example("kubemod-readme/reject-external-ips");
         waitFor(browser, "verdict", "Rejected: operation rejected by the following ModRule(s): "
                 + "shop/reject-malicious-external-ips");
         assertThat(text("result"), equalTo("(rejected: no object)"));
@@ -130,7 +130,7 @@ class PlaygroundBrowserTest {
     @Test
     @Order(4)
     void aSharedUrlRestoresTheCaseInAnotherBrowser() throws IOException {
-        new Select(browser.findElement(By.id("example"))).selectByValue("kubemod-readme/add-flavor-label");
+        example("kubemod-readme/add-flavor-label");
         waitFor(browser, "verdict", "Allowed, patched");
         setValue(browser, "resource", text("resource").replace("app: scoop", "app: shared-scoop"));
         browser.findElement(By.id("evaluate")).click();
@@ -180,10 +180,14 @@ class PlaygroundBrowserTest {
         tab("warnings");
         assertThat(text("warnings"), containsString("loops failed"));
         screenshot("07-looping-script");
-        new Select(browser.findElement(By.id("example"))).selectByValue("kubemod-readme/add-flavor-label");
+        example("kubemod-readme/add-flavor-label");
         waitFor(browser, "verdict", "Allowed, patched with 1 operation");
         screenshot("08-after-the-loop");
         assertThat(Files.size(SCREENSHOTS.resolve("01-example-diff.png")), greaterThan(10_000L));
+    }
+
+    private static void example(String id) {
+        new Select(browser.findElement(By.id("example"))).selectByValue(id);
     }
 
     private static void open(WebDriver driver, String address) {

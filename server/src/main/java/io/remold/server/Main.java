@@ -1,6 +1,7 @@
 package io.remold.server;
 
 import io.remold.cli.CommandLine;
+import io.remold.cli.UntilStopped;
 import io.remold.cli.UsageException;
 import io.remold.cli.preview.PreviewCommand;
 import io.remold.playground.PlaygroundCommand;
@@ -11,7 +12,6 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code test}, {@code convert} and
@@ -75,16 +75,7 @@ public final class Main {
             err.println("remold: cannot start: " + e.getMessage());
             return 1;
         }
-        var stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            running.close();
-            stopped.countDown();
-        }, "remold-shutdown"));
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        UntilStopped.await(running::close, "remold-shutdown");
         return 0;
     }
 
