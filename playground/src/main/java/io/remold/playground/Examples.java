@@ -38,7 +38,12 @@ final class Examples {
 
     /** The examples packaged in the jar; none when the jar has none. */
     static Examples packaged() {
-        URL url = Examples.class.getClassLoader().getResource(IN_JAR);
+        return packaged(Examples.class.getClassLoader());
+    }
+
+    /** The examples packaged in the jar (or classes folder) that {@code loader} reads. */
+    static Examples packaged(ClassLoader loader) {
+        URL url = loader.getResource(IN_JAR);
         if (url == null) {
             return new Examples(Map.of());
         }
