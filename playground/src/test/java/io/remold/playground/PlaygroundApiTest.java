@@ -204,6 +204,9 @@ class PlaygroundApiTest {
         JsonObject nested = json(post(body("", deep)).body()).getJsonArray("errors").getJsonObject(0);
         assertThat(nested.getString("source"), equalTo("resource"));
         assertThat(nested.getString("message"), containsString("invalid YAML"));
+        String deepJson = "{\"a\":".repeat(10_000) + "1" + "}".repeat(10_000);
+        JsonObject nestedJson = json(post(body("", deepJson)).body()).getJsonArray("errors").getJsonObject(0);
+        assertThat(nestedJson.getString("source"), equalTo("resource"));
         var bomb = new StringBuilder("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
         for (int i = 1; i < 30; i++) {
             bomb.append("a").append(i).append(": &a").append(i).append(" [")
