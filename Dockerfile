@@ -34,6 +34,7 @@ COPY cue/src/main/go/ cue/src/main/go/
 COPY kinitiras/pom.xml kinitiras/
 COPY rules/pom.xml rules/
 COPY cli/pom.xml cli/
+COPY playground/pom.xml playground/
 COPY server/pom.xml server/
 COPY certgen/pom.xml certgen/
 COPY installer/pom.xml installer/

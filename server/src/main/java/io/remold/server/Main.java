@@ -1,8 +1,10 @@
 package io.remold.server;
 
 import io.remold.cli.CommandLine;
+import io.remold.cli.UntilStopped;
 import io.remold.cli.UsageException;
 import io.remold.cli.preview.PreviewCommand;
+import io.remold.playground.PlaygroundCommand;
 import io.remold.server.kube.ClusterObjectSource;
 import io.remold.server.log.Logs;
 
@@ -10,12 +12,12 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Command line entry point: {@code serve} (default) and {@code --help}; {@code eval}, {@code test}, {@code convert} and
  * {@code version} are the cli module's ({@link io.remold.cli.Main}), run from here too so the server's jar and image
- * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here.
+ * keep them; so is {@code preview}, given the Kubernetes client for {@code --kubeconfig} here, and the playground
+ * page's {@code playground} (its own web server on loopback; {@code serve} never serves the page).
  */
 public final class Main {
     private Main() {
@@ -38,6 +40,7 @@ public final class Main {
             case "serve" -> serve(rest, out, err);
             case "eval", "test", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
+            case "playground" -> PlaygroundCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -72,16 +75,7 @@ public final class Main {
             err.println("remold: cannot start: " + e.getMessage());
             return 1;
         }
-        var stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            running.close();
-            stopped.countDown();
-        }, "remold-shutdown"));
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        UntilStopped.await(running::close, "remold-shutdown");
         return 0;
     }
 
@@ -104,6 +98,7 @@ public final class Main {
                        remold preview --help                what rules would do to the objects of a folder or a
                                                             cluster
                        remold test --help                   run test suites (remold-test.yaml) of rules
+                       remold playground --help             a local web page to try rules on an object
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");

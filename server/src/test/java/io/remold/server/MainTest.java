@@ -63,6 +63,14 @@ class MainTest {
     }
 
     @Test
+    void playgroundIsDispatchedToItsCommand() {
+        assertThat(run("playground", "--help"), is(0));
+        assertThat(out.toString(StandardCharsets.UTF_8), containsString("--bind ADDRESS"));
+        assertThat(run("playground", "--port", "http"), is(2));
+        assertThat(err.toString(StandardCharsets.UTF_8), containsString("remold playground: --port expects a port"));
+    }
+
+    @Test
     void usageErrorsExitWith2AndSayWhy() {
         assertThat(run("frobnicate"), is(2));
         assertThat(err.toString(StandardCharsets.UTF_8), containsString("unknown command \"frobnicate\""));

@@ -60,7 +60,20 @@ public final class EvalCommand {
         }
     }
 
-    private static int evaluate(EvalOptions options, PrintStream out, PrintStream err) {
+    /**
+     * What eval decides for {@code args} (eval's own arguments), without printing it: the playground's answer. The
+     * rules not in force and the {@code --explain} trace go to {@code trace} as eval prints them; bad arguments or
+     * input throw the {@link UsageException} or {@link ModRuleException} whose message eval prints.
+     */
+    public static Evaluation decide(String[] args, PrintStream trace) {
+        return decide(EvalOptions.parse(args), trace);
+    }
+
+    /** A decided request: its object as read, and the admission's answer. */
+    public record Evaluation(JsonObject resource, OfflineAdmission.Answer answer) {
+    }
+
+    private static Evaluation decide(EvalOptions options, PrintStream err) {
         RuleFiles.Loaded loaded = RuleFiles.load(options.rules());
         JsonObject resource = Manifests.object("--resource", options.resource());
         JsonObject old = options.old() == null ? null : Manifests.object("--old", options.old());
@@ -80,25 +93,29 @@ public final class EvalCommand {
             if (options.explain()) {
                 explain(loaded, operation, answer.mutation(), answer.validation(), err);
             }
-            ShadowSection.print(answer.shadowMutate(), answer.shadowValidate(), options.output(), err);
-            answer.warned().forEach(warning -> err.println("remold eval: warning: " + warning));
-            answer.failures().forEach(outcome -> err.println("remold eval: rule " + outcome.rule() + " failed: "
-                    + outcome.error()));
-            if (!answer.allowed()) {
-                // a script's jsa_mutate answered Allowed: false, or a Reject rule refused
-                err.println(answer.rejection());
-                return REJECTED;
-            }
-            out.print(switch (options.output()) {
-                case yaml -> YamlJson.toYaml(answer.result());
-                case json -> JsonText.pretty(answer.result());
-                case patch -> JsonText.patchLines(answer.enforcedMutation().patch());
-            });
-            out.flush();
-            return ALLOWED;
+            return new Evaluation(resource, answer);
         }
     }
 
+    private static int evaluate(EvalOptions options, PrintStream out, PrintStream err) {
+        OfflineAdmission.Answer answer = decide(options, err).answer();
+        ShadowSection.print(answer.shadowMutate(), answer.shadowValidate(), options.output(), err);
+        answer.warned().forEach(warning -> err.println("remold eval: warning: " + warning));
+        answer.failures().forEach(outcome -> err.println("remold eval: rule " + outcome.rule() + " failed: "
+                + outcome.error()));
+        if (!answer.allowed()) {
+            // a script's jsa_mutate answered Allowed: false, or a Reject rule refused
+            err.println(answer.rejection());
+            return REJECTED;
+        }
+        out.print(switch (options.output()) {
+            case yaml -> YamlJson.toYaml(answer.result());
+            case json -> JsonText.pretty(answer.result());
+            case patch -> JsonText.patchLines(answer.enforcedMutation().patch());
+        });
+        out.flush();
+        return ALLOWED;
+    }
 
     private static void explain(RuleFiles.Loaded loaded, AdmissionOperation operation, Decision mutation,
                                 Decision validation, PrintStream err) {
