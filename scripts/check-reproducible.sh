@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 . scripts/java-home.sh
 commit=${1:-HEAD}
 artifacts=(server/target/remold-server.jar server/target/remold-server.cdx.json cli/target/remold-cli.jar
-           installer/target/remold-installer.jar certgen/target/remold-certgen.jar)
+           installer/target/remold-installer.jar certgen/target/remold-certgen.jar
+           playground/target/remold-playground.jar)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for build in a b; do
