@@ -26,9 +26,8 @@ public final class Provenance {
     public static final String MORE = "...";
     /** Room kept for {@code ,"...":N}. */
     private static final int MORE_ROOM = 16;
-    /** What a family that does not say which of its rule's conditions held gives as the reason. */
-    static final String MATCHED = "matched (no details: its family does not say which of its conditions decided,"
-            + " or the request was not explained)";
+    /** The reason of a ModRule that applied when the request was not explained. */
+    static final String MATCHED = "matched (explain the request for its match items)";
     private static final String NO_RULE = "no rule's own operations name this path (the engine's update of kubectl's"
             + " last-applied annotation, or an item a rule's list insert moved)";
 
@@ -168,7 +167,8 @@ public final class Provenance {
     /** Why the rule applied: its match items that held, its references and external answers; else that it matched. */
     private static List<String> reasons(RuleOutcome outcome) {
         if (outcome.held().isEmpty() && outcome.references().isEmpty()) {
-            return List.of(MATCHED);
+            return List.of(outcome.family().equals(RuleFamily.MODRULE) ? MATCHED
+                    : "matched: a " + outcome.family().name() + " does not say which of its conditions decided");
         }
         var reasons = new ArrayList<>(outcome.held());
         outcome.references().forEach(line -> reasons.add(line.startsWith("external ") ? line : "reference " + line));
