@@ -1,0 +1,143 @@
+package io.remold.server.http;
+
+import io.remold.server.log.Logs;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static io.remold.server.http.DecisionsOverHttpsTest.json;
+import static io.remold.server.http.DecisionsOverHttpsTest.patch;
+import static io.remold.server.http.DecisionsOverHttpsTest.review;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * The option provenance-annotation over real HTTPS: a patched object carries remold.io/changed-by (replacing what
+ * the object brought), and the decision log names the rule of each changed field whether the option is on or not.
+ */
+class ProvenanceOverHttpsTest {
+    private static final String RULES = """
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata: {name: team-default, namespace: team-a}
+            spec:
+              type: Patch
+              match:
+              - select: '$.kind'
+                matchValue: Pod
+              patch:
+              - op: add
+                path: /metadata/labels/team
+                value: platform
+            ---
+            apiVersion: remold.io/v1beta1
+            kind: ModRule
+            metadata: {name: web-team, namespace: team-a}
+            spec:
+              type: Patch
+              executionTier: 1
+              match:
+              - select: '$.metadata.labels.app'
+                matchValue: web
+              patch:
+              - op: add
+                path: /metadata/labels/team
+                value: web
+              - op: add
+                path: /spec/priority
+                value: '3'
+            """;
+    private static final String CHANGED_BY = "{\"team-a/web-team\":[\"/metadata/labels/team\",\"/spec/priority\"]}";
+
+    @TempDir
+    Path dir;
+
+    /** A pod with the given annotations (JSON members, possibly none). */
+    private static String pod(String annotations) {
+        return """
+                {"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"web"},
+                 "annotations":{%s}},"spec":{"containers":[{"name":"c","image":"nginx:1.27"}]}}
+                """.formatted(annotations);
+    }
+
+    @Test
+    void aPatchedObjectCarriesTheRuleOfEachFieldAndTheLogLineToo() {
+        var lines = new CopyOnWriteArrayList<String>();
+        JsonArray patch;
+        try (var server = new TestServer(dir, true); var log = new DecisionLog(lines)) {
+            server.rules(RULES);
+            patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
+                    review("a1", "team-a", pod(""), false))));
+        }
+        assertThat(patch, is(json("""
+                {"p":[{"op":"add","path":"/metadata/labels/team","value":"web"},
+                      {"op":"add","path":"/metadata/annotations/remold.io~1changed-by","value":%s},
+                      {"op":"add","path":"/spec/priority","value":3}]}
+                """.formatted(AdmissionReview.JSON.createValue(CHANGED_BY))).getJsonArray("p")));
+        assertThat(lines.size(), is(1));
+        JsonObject line = json(lines.getFirst());
+        assertThat(line.getString("message"), is("patched"));
+        assertThat(line.getString("changedBy"), is(CHANGED_BY));
+    }
+
+    @Test
+    void reAdmissionReplacesTheAnnotationAndAHugeForgedOneCostsNothing() {
+        String forged = "\"remold.io/changed-by\":\"" + "{\\\"x\\\":[".repeat(50_000) + "\"";
+        try (var server = new TestServer(dir, true)) {
+            server.rules(RULES);
+            JsonArray patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
+                    review("a2", "team-a", pod(forged), false))));
+            assertThat(patch.get(1), is(json("""
+                    {"op":"replace","path":"/metadata/annotations/remold.io~1changed-by","value":%s}
+                    """.formatted(AdmissionReview.JSON.createValue(CHANGED_BY)))));
+        }
+    }
+
+    @Test
+    void withoutTheOptionTheObjectGetsNoAnnotationButTheLogNamesTheRules() {
+        var lines = new CopyOnWriteArrayList<String>();
+        JsonArray patch;
+        try (var server = new TestServer(dir, false); var log = new DecisionLog(lines)) {
+            server.rules(RULES);
+            patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
+                    review("a3", "team-a", pod(""), false))));
+        }
+        assertThat(patch.stream().map(op -> op.asJsonObject().getString("path")).toList(),
+                is(List.of("/metadata/labels/team", "/spec/priority")));
+        assertThat(json(lines.getFirst()).getString("changedBy"), is(CHANGED_BY));
+    }
+
+    /** The decision log's lines, as JSON, while open. */
+    private static final class DecisionLog extends Handler implements AutoCloseable {
+        private static final Logger DECISIONS = Logger.getLogger("io.remold.server.decision");
+        private final Logs.JsonLines formatter = new Logs.JsonLines();
+        private final List<String> lines;
+
+        DecisionLog(List<String> lines) {
+            this.lines = lines;
+            DECISIONS.addHandler(this);
+        }
+
+        @Override
+        public void publish(LogRecord record) {
+            lines.add(formatter.format(record));
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            DECISIONS.removeHandler(this);
+        }
+    }
+}
