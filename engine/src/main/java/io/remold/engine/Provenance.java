@@ -54,18 +54,35 @@ public final class Provenance {
             JsonObject operation = patch.getJsonObject(i);
             String path = operation.getString("path");
             String op = operation.getString("op");
-            int before = fields.size();
-            for (RuleOutcome outcome : decision.outcomes()) {
-                if (outcome.matched() && outcome.error() == null && touches(outcome.applied(), path)) {
-                    fields.add(new FieldChange(path, op, outcome.family().name(), outcome.rule(),
-                            generations.of(outcome.family(), outcome.rule()), reasons(outcome)));
-                }
-            }
-            if (fields.size() == before) {
-                fields.add(new FieldChange(path, op, "", "", 0, List.of(NO_RULE)));
-            }
+            List<FieldChange> writers = writers(decision, path, op, generations);
+            fields.addAll(writers.isEmpty() ? List.of(new FieldChange(path, op, "", "", 0, List.of(NO_RULE)))
+                    : writers);
         }
         return fields;
+    }
+
+    /**
+     * Every rule of {@code decision} whose own operations wrote {@code path}, a parent of it or a field inside it,
+     * in the order they ran, whether or not the patch changes it ({@code remold why} asks of an object the rules
+     * already made); {@code op} is that rule's first such operation's.
+     */
+    public static List<FieldChange> writers(Decision decision, String path, Generations generations) {
+        return writers(decision, path, null, generations);
+    }
+
+    /** {@link #writers(Decision, String, Generations)}; {@code op}, when not null, the patch's operation there. */
+    private static List<FieldChange> writers(Decision decision, String path, String op, Generations generations) {
+        var writers = new ArrayList<FieldChange>();
+        for (RuleOutcome outcome : decision.outcomes()) {
+            if (outcome.matched() && outcome.error() == null) {
+                String written = written(outcome.applied(), path);
+                if (written != null) {
+                    writers.add(new FieldChange(path, op != null ? op : written, outcome.family().name(),
+                            outcome.rule(), generations.of(outcome.family(), outcome.rule()), reasons(outcome)));
+                }
+            }
+        }
+        return writers;
     }
 
     /**
@@ -144,18 +161,19 @@ public final class Provenance {
         return JsonTree.quote(text, new StringBuilder(text.length() + 2)).length();
     }
 
-    /** Whether one of {@code applied}'s operations wrote {@code path}, a parent of it or a field inside it. */
-    private static boolean touches(JsonArray applied, String path) {
+    /** The operation of {@code applied}'s first that wrote {@code path}, a parent of it or a field inside it; or null. */
+    private static String written(JsonArray applied, String path) {
         for (JsonValue value : applied) {
             if (value instanceof JsonObject operation && operation.get("path") instanceof JsonString written
                     && related(written.getString(), path)) {
-                return true;
+                return operation.getString("op", "");
             }
         }
-        return false;
+        return null;
     }
 
-    private static boolean related(String a, String b) {
+    /** Whether JSON pointers {@code a} and {@code b} are one field, or one is inside the other. */
+    public static boolean related(String a, String b) {
         return a.equals(b) || within(a, b) || within(b, a);
     }
 

@@ -3,6 +3,7 @@ package io.remold.server;
 import io.remold.cli.CommandLine;
 import io.remold.cli.UsageException;
 import io.remold.cli.preview.PreviewCommand;
+import io.remold.cli.why.WhyCommand;
 import io.remold.server.kube.ClusterObjectSource;
 import io.remold.server.log.Logs;
 
@@ -38,6 +39,7 @@ public final class Main {
             case "serve" -> serve(rest, out, err);
             case "eval", "test", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
+            case "why" -> WhyCommand.run(rest, out, err, ClusterObjectSource::connect);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -105,6 +107,8 @@ public final class Main {
                                                             cluster
                        remold test --help                   run test suites (remold-test.yaml) of rules
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
+                       remold why --help                    which rule changed a field of an object (in a cluster or
+                                                            a file), and why
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");
         for (ServerConfig.Key key : ServerConfig.KEYS) {

@@ -38,26 +38,28 @@ public final class FieldsSection {
         err.println("Fields changed (each by the rules that wrote it, in order; the last one's value stands):");
         for (int i = 0; i < fields.size(); i++) {
             FieldChange field = fields.get(i);
-            boolean first = i == 0 || !fields.get(i - 1).path().equals(field.path());
-            boolean last = i + 1 == fields.size() || !fields.get(i + 1).path().equals(field.path());
-            if (first) {
+            if (i == 0 || !fields.get(i - 1).path().equals(field.path())) {
                 err.println("  " + field.op() + " " + field.path());
             }
-            err.println("    " + writer(field) + (last ? "" : " (then overwritten)"));
-            field.reasons().forEach(reason -> err.println("      " + reason));
+            writer(fields, i, "    ", err);
         }
         if (total > MAX_FIELDS) {
             err.println("  ... and " + (total - MAX_FIELDS) + " more fields");
         }
     }
 
-    /** {@code ModRule shop/label (generation 3)}, or {@code no rule} for a field no rule's operations name. */
-    static String writer(FieldChange field) {
-        if (field.rule().isEmpty()) {
-            return "no rule";
-        }
-        return field.family() + " " + field.rule() + (field.generation() > 0 ? " (generation " + field.generation()
-                + ")" : "");
+    /**
+     * The rule of {@code fields.get(i)} at {@code indent} ({@code ModRule shop/label (generation 3)}, {@code no rule}
+     * for a field no rule's operations name; {@code (then overwritten)} when the next one writes the same field), then
+     * its reasons below it.
+     */
+    public static void writer(List<FieldChange> fields, int i, String indent, PrintStream out) {
+        FieldChange field = fields.get(i);
+        boolean last = i + 1 == fields.size() || !fields.get(i + 1).path().equals(field.path());
+        out.println(indent + (field.rule().isEmpty() ? "no rule" : field.family() + " " + field.rule()
+                + (field.generation() > 0 ? " (generation " + field.generation() + ")" : ""))
+                + (last ? "" : " (then overwritten)"));
+        field.reasons().forEach(reason -> out.println(indent + "  " + reason));
     }
 
     static JsonArray json(List<FieldChange> fields) {
