@@ -1,6 +1,5 @@
 package io.remold.server.http;
 
-import io.remold.server.log.Logs;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
@@ -9,9 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static io.remold.server.http.DecisionsOverHttpsTest.json;
 import static io.remold.server.http.DecisionsOverHttpsTest.patch;
@@ -68,15 +64,19 @@ class ProvenanceOverHttpsTest {
                 """.formatted(annotations);
     }
 
+    /** The patch of /mutate for {@code pod} in team-a, by a server with the option set so; its log into lines. */
+    private JsonArray mutate(boolean provenanceAnnotation, String pod, List<String> lines) {
+        try (var server = new TestServer(dir, provenanceAnnotation); var log = new DecisionLog(lines)) {
+            server.rules(RULES);
+            return patch(WebhookServerTest.response(server.post("/mutate", "application/json",
+                    review("a1", "team-a", pod, false))));
+        }
+    }
+
     @Test
     void aPatchedObjectCarriesTheRuleOfEachFieldAndTheLogLineToo() {
         var lines = new CopyOnWriteArrayList<String>();
-        JsonArray patch;
-        try (var server = new TestServer(dir, true); var log = new DecisionLog(lines)) {
-            server.rules(RULES);
-            patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
-                    review("a1", "team-a", pod(""), false))));
-        }
+        JsonArray patch = mutate(true, pod(""), lines);
         assertThat(patch, is(json("""
                 {"p":[{"op":"add","path":"/metadata/labels/team","value":"web"},
                       {"op":"add","path":"/metadata/annotations/remold.io~1changed-by","value":%s},
@@ -91,53 +91,18 @@ class ProvenanceOverHttpsTest {
     @Test
     void reAdmissionReplacesTheAnnotationAndAHugeForgedOneCostsNothing() {
         String forged = "\"remold.io/changed-by\":\"" + "{\\\"x\\\":[".repeat(50_000) + "\"";
-        try (var server = new TestServer(dir, true)) {
-            server.rules(RULES);
-            JsonArray patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
-                    review("a2", "team-a", pod(forged), false))));
-            assertThat(patch.get(1), is(json("""
-                    {"op":"replace","path":"/metadata/annotations/remold.io~1changed-by","value":%s}
-                    """.formatted(AdmissionReview.JSON.createValue(CHANGED_BY)))));
-        }
+        JsonArray patch = mutate(true, pod(forged), new CopyOnWriteArrayList<>());
+        assertThat(patch.get(1), is(json("""
+                {"op":"replace","path":"/metadata/annotations/remold.io~1changed-by","value":%s}
+                """.formatted(AdmissionReview.JSON.createValue(CHANGED_BY)))));
     }
 
     @Test
     void withoutTheOptionTheObjectGetsNoAnnotationButTheLogNamesTheRules() {
         var lines = new CopyOnWriteArrayList<String>();
-        JsonArray patch;
-        try (var server = new TestServer(dir, false); var log = new DecisionLog(lines)) {
-            server.rules(RULES);
-            patch = patch(WebhookServerTest.response(server.post("/mutate", "application/json",
-                    review("a3", "team-a", pod(""), false))));
-        }
+        JsonArray patch = mutate(false, pod(""), lines);
         assertThat(patch.stream().map(op -> op.asJsonObject().getString("path")).toList(),
                 is(List.of("/metadata/labels/team", "/spec/priority")));
         assertThat(json(lines.getFirst()).getString("changedBy"), is(CHANGED_BY));
-    }
-
-    /** The decision log's lines, as JSON, while open. */
-    private static final class DecisionLog extends Handler implements AutoCloseable {
-        private static final Logger DECISIONS = Logger.getLogger("io.remold.server.decision");
-        private final Logs.JsonLines formatter = new Logs.JsonLines();
-        private final List<String> lines;
-
-        DecisionLog(List<String> lines) {
-            this.lines = lines;
-            DECISIONS.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            lines.add(formatter.format(record));
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            DECISIONS.removeHandler(this);
-        }
     }
 }
