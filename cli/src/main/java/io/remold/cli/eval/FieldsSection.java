@@ -62,7 +62,8 @@ public final class FieldsSection {
         field.reasons().forEach(reason -> out.println(indent + "  " + reason));
     }
 
-    static JsonArray json(List<FieldChange> fields) {
+    /** The fields as {@code --output json} prints them: one object per rule and field. */
+    public static JsonArray json(List<FieldChange> fields) {
         var array = JSON.createArrayBuilder();
         for (FieldChange field : fields) {
             JsonObjectBuilder item = JSON.createObjectBuilder().add("path", field.path()).add("op", field.op())
