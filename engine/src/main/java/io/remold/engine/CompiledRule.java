@@ -33,6 +33,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
@@ -185,7 +186,7 @@ final class CompiledRule {
 
         private String criterion() {
             return value != null ? "matchValue " + quoted(value)
-                    : !values.isEmpty() ? "matchValues " + this.values
+                    : !values.isEmpty() ? "matchValues " + new TreeSet<>(values)   // a set: sorted, to read alike
                     : regex != null ? "matchRegex " + quoted(regex) : "any value";
         }
 

@@ -5,6 +5,11 @@ import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -95,6 +100,21 @@ class ProvenanceOverHttpsTest {
         assertThat(patch.get(1), is(json("""
                 {"op":"replace","path":"/metadata/annotations/remold.io~1changed-by","value":%s}
                 """.formatted(AdmissionReview.JSON.createValue(CHANGED_BY)))));
+    }
+
+    @Test
+    void evalWithTheOptionGivesTheServersPatch() throws IOException {
+        String pod = pod("\"remold.io/changed-by\":\"stale\"");
+        Path rules = Files.writeString(dir.resolve("rules.yaml"), RULES);
+        Path resource = Files.writeString(dir.resolve("pod.json"), pod);
+        var out = new ByteArrayOutputStream();
+        int exit = io.remold.cli.Main.run(new String[]{"eval", "--rules", rules.toString(), "--resource",
+                resource.toString(), "--namespace", "team-a", "--provenance-annotation", "--output", "patch"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertThat(exit, is(0));
+        JsonArray evaluated = json("{\"p\":" + out.toString(StandardCharsets.UTF_8) + "}").getJsonArray("p");
+        assertThat(mutate(true, pod, new CopyOnWriteArrayList<>()), is(evaluated));
+        assertThat(evaluated.size(), is(3));
     }
 
     @Test
