@@ -25,19 +25,15 @@ import static org.hamcrest.Matchers.is;
  * the object brought), and the decision log names the rule of each changed field whether the option is on or not.
  */
 class ProvenanceOverHttpsTest {
+    /** Two tiers write the team label: the later one's value stands, and the annotation names it alone. */
     private static final String RULES = """
             apiVersion: remold.io/v1beta1
             kind: ModRule
             metadata: {name: team-default, namespace: team-a}
             spec:
               type: Patch
-              match:
-              - select: '$.kind'
-                matchValue: Pod
-              patch:
-              - op: add
-                path: /metadata/labels/team
-                value: platform
+              match: [{select: '$.kind', matchValue: Pod}]
+              patch: [{op: add, path: /metadata/labels/team, value: platform}]
             ---
             apiVersion: remold.io/v1beta1
             kind: ModRule
@@ -45,16 +41,10 @@ class ProvenanceOverHttpsTest {
             spec:
               type: Patch
               executionTier: 1
-              match:
-              - select: '$.metadata.labels.app'
-                matchValue: web
+              match: [{select: '$.metadata.labels.app', matchValue: web}]
               patch:
-              - op: add
-                path: /metadata/labels/team
-                value: web
-              - op: add
-                path: /spec/priority
-                value: '3'
+              - {op: add, path: /metadata/labels/team, value: web}
+              - {op: add, path: /spec/priority, value: '3'}
             """;
     private static final String CHANGED_BY = "{\"team-a/web-team\":[\"/metadata/labels/team\",\"/spec/priority\"]}";
 
