@@ -69,8 +69,9 @@ public final class WhyCommand {
                 String namespace = options.namespace() != null ? options.namespace() : Manifests.namespaceOf(object);
                 return answer(options, object, namespace, null, RuleFiles.load(options.rules()), out);
             }
+            Target target = Target.parse(options.target());
             try (ObjectSource source = cluster.connect(options.kubeconfig(), options.context(), QPS)) {
-                JsonObject object = find(source, options.target(),
+                JsonObject object = find(source, target,
                         options.namespace() != null ? options.namespace() : "default");
                 String namespace = Manifests.namespaceOf(object);
                 return answer(options, object, namespace, namespace.isEmpty() ? null : source.namespace(namespace),
@@ -150,26 +151,33 @@ public final class WhyCommand {
         return found;
     }
 
-    /** The object {@code KIND/NAME} of {@code namespace} (cluster-scoped kinds are found in any). */
-    private static JsonObject find(ObjectSource source, String target, String namespace) {
-        int slash = target.lastIndexOf('/');
-        String kind = slash < 0 ? "" : target.substring(0, slash);
-        String name = target.substring(slash + 1);
-        int group = kind.indexOf('/');
-        if (kind.isEmpty() || name.isEmpty() || !Character.isUpperCase(kind.charAt(group + 1))) {
-            throw new UsageException("expected KIND/NAME (Pod/web, apps/Deployment/api), got \"" + target + "\"");
+    /** {@code KIND/NAME} as written: the kind (any group, or {@code group/Kind}; core is {@code ""}) and the name. */
+    private record Target(TargetKind kind, String name, String written) {
+        static Target parse(String written) {
+            int slash = written.lastIndexOf('/');
+            String kind = slash < 0 ? "" : written.substring(0, slash);
+            String name = written.substring(slash + 1);
+            int group = kind.indexOf('/');
+            if (name.isEmpty() || group + 1 >= kind.length() || !Character.isUpperCase(kind.charAt(group + 1))) {
+                throw new UsageException("expected KIND/NAME (Pod/web, apps/Deployment/api), got \"" + written + "\"");
+            }
+            String apiGroup = group < 0 ? null : kind.substring(0, group);
+            return new Target(new TargetKind("core".equals(apiGroup) ? "" : apiGroup, kind.substring(group + 1), null),
+                    name, written);
         }
-        String apiGroup = group < 0 ? null : kind.substring(0, group);
-        var targetKind = new TargetKind("core".equals(apiGroup) ? "" : apiGroup, kind.substring(group + 1), null);
+    }
+
+    /** The object {@code target} of {@code namespace} (cluster-scoped kinds are found in any). */
+    private static JsonObject find(ObjectSource source, Target target, String namespace) {
         var found = new ArrayList<JsonObject>();
         // the namespace's objects; then, if none is it, the cluster-scoped ones of the kind
         for (Set<String> namespaces : List.of(Set.of(namespace), Set.<String>of())) {
             if (found.isEmpty()) {
-                source.list(Set.of(targetKind), namespaces, named(name, namespace, found));
+                source.list(Set.of(target.kind()), namespaces, named(target.name(), namespace, found));
             }
         }
         if (found.isEmpty()) {
-            throw new UsageException(kind + " " + name + " not found in namespace " + namespace);
+            throw new UsageException(target.written() + " not found in namespace " + namespace);
         }
         return found.getFirst();
     }

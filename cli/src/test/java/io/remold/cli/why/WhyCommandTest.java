@@ -60,6 +60,17 @@ class WhyCommandTest {
         assertThat(run.err(), is("remold why: " + error + System.lineSeparator()));
     }
 
+    @ParameterizedTest
+    @CsvSource({"web", "pod/web", "apps//web", "Pod/"})
+    void aTargetThatIsNotKindSlashNameIsRefusedBeforeAnyRequest(String target) {
+        Run run = Run.of((a, out, err) -> WhyCommand.run(a, out, err, (kubeconfig, context, qps) -> {
+            throw new AssertionError("connected");
+        }), target, "metadata.labels.team", "--kubeconfig", "kubeconfig");
+        assertThat(run.err(), run.exit(), is(WhyCommand.INPUT_ERROR));
+        assertThat(run.err(), is("remold why: expected KIND/NAME (Pod/web, apps/Deployment/api), got \"" + target
+                + "\"" + System.lineSeparator()));
+    }
+
     @Test
     void aClusterObjectNeedsTheServersJar() {
         Run run = why("Pod/web", "metadata.labels.team", "-n", "default", "--kubeconfig", "kubeconfig");
