@@ -5,12 +5,13 @@ import io.remold.cli.eval.EvalCommand;
 import io.remold.cli.preview.ClusterConnector;
 import io.remold.cli.preview.PreviewCommand;
 import io.remold.cli.suite.TestCommand;
+import io.remold.cli.why.WhyCommand;
 
 import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The offline commands, {@code remold eval|preview|test|convert|version|help}: the engine and the rule families without a server.
+ * The offline commands, {@code remold eval|preview|test|convert|why|version|help}: the engine and the rule families without a server.
  * The server's {@code Main} hands these commands to {@link #run}, so its jar and image run them too.
  */
 public final class Main {
@@ -21,6 +22,7 @@ public final class Main {
                                            server's jar, of a cluster)
                    remold test --help      run test suites (remold-test.yaml): expected results of rules
                    remold convert --help   Gatekeeper mutators and KubeMod rules as remold.io ModRules
+                   remold why --help       which rule changed a field of an object, and why
                    remold version""";
 
     private Main() {
@@ -42,6 +44,7 @@ public final class Main {
             case "convert" -> ConvertCommand.run(rest, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterConnector.NONE);
             case "test" -> TestCommand.run(rest, out, err);
+            case "why" -> WhyCommand.run(rest, out, err, ClusterConnector.NONE);
             case "version" -> {
                 out.println("remold " + version());
                 yield 0;

@@ -33,6 +33,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /** A ModRule compiled once: queries, regexes and templates ready to run, immutable and thread-safe. */
@@ -63,47 +64,20 @@ final class CompiledRule {
 
         /** Null when the item holds, otherwise why not (a fixed text unless {@code explain}). */
         String failure(JsonValue object, boolean explain) {
-            JsonValue single;
-            List<Selection> results = List.of();
-            if (simplePath != null) {
-                // Most items select a plain path ($.kind, $.metadata.labels.app): walk it, with no evaluator.
-                single = object;
-                for (int i = 0; i < simplePath.size() && single != null; i++) {
-                    single = single instanceof JsonObject o ? o.get(simplePath.get(i)) : null;
-                }
-            } else {
-                try {
-                    results = select.select(object);
-                } catch (RuntimeException e) {
-                    if (e instanceof JsonPathEvaluationException bound && bound.exceedsLimit()) {
-                        throw bound; // not "nothing selected": the rule cannot be decided (Engine fails it)
-                    }
-                    // KubeMod: a query that fails (index out of range, type error) selects nothing.
-                    return negate ? null : explain ? "select failed: " + e.getMessage() : "select failed";
-                }
-                single = results.size() == 1 && results.getFirst().captures().isEmpty()
-                        ? results.getFirst().value() : null;
+            Picked picked = pick(object);
+            if (picked.failed() != null) {
+                // KubeMod: a query that fails (index out of range, type error) selects nothing.
+                return negate ? null : explain ? "select failed: " + picked.failed().getMessage() : "select failed";
             }
-            List<JsonValue> found = new ArrayList<>(Math.max(1, results.size()));
-            if (single != null) {
-                // A singular query (no wildcard, filter or descent) gives its value as it is, like KubeMod's.
-                if (single == JsonValue.TRUE || single == JsonValue.FALSE) {
-                    boolean holds = (single == JsonValue.TRUE) != negate;
-                    return holds ? null
-                            : explain ? "select yielded " + single + (negate ? " (negated)" : "") : "false";
-                }
-                if (single == JsonValue.NULL) {
-                    // A lone null is "nothing selected", as in Go where it decodes to nil.
-                } else if (single instanceof JsonArray array) {
-                    found.addAll(array);
-                } else {
-                    found.add(single);
-                }
-            } else {
-                for (Selection s : results) {
-                    found.add(s.value());
-                }
+            JsonValue single = picked.single();
+            List<Selection> results = picked.results();
+            // A singular query (no wildcard, filter or descent) gives its value as it is, like KubeMod's.
+            if (single == JsonValue.TRUE || single == JsonValue.FALSE) {
+                boolean holds = (single == JsonValue.TRUE) != negate;
+                return holds ? null
+                        : explain ? "select yielded " + single + (negate ? " (negated)" : "") : "false";
             }
+            List<JsonValue> found = found(single, results);
             if (found.isEmpty()) {
                 return negate ? null : explain ? "select yielded nothing" : "nothing selected";
             }
@@ -137,15 +111,83 @@ final class CompiledRule {
             if (!explain) {
                 return "no match";
             }
-            String criterion = value != null ? "matchValue " + quoted(value)
-                    : !values.isEmpty() ? "matchValues " + this.values
-                    : regex != null ? "matchRegex " + quoted(regex) : "any value";
+            String criterion = criterion();
             if (negate) {
                 return all ? "every selected value matches " + criterion + " (negated)"
                         : quoted(witness) + " matches " + criterion + " (negated)";
             }
             return all ? quoted(witness) + " does not match " + criterion
                     : "no selected value matches " + criterion + " (selected: " + texts(found) + ")";
+        }
+
+        /**
+         * What an item that held compared and the values it selected, bounded (field provenance under
+         * {@code --explain}): {@code ($.kind) matchValue "Pod": selected "Pod"}.
+         */
+        String held(JsonValue object) {
+            Picked picked = pick(object);  // one that failed held, negated: it selected nothing
+            List<JsonValue> found = found(picked.single(), picked.results());
+            String selected = found.isEmpty() ? "selected nothing" : "selected " + texts(found);
+            if (selected.length() > MAX_HELD_CHARS) {
+                selected = selected.substring(0, MAX_HELD_CHARS) + "...";
+            }
+            return "(" + select.expression() + ") " + (negate ? "not " : "") + criterion() + ": " + selected;
+        }
+
+        /** What the select gave: a singular query's value, or the results, or why it failed. */
+        private record Picked(JsonValue single, List<Selection> results, RuntimeException failed) {
+        }
+
+        private Picked pick(JsonValue object) {
+            if (simplePath != null) {
+                return new Picked(walk(object), List.of(), null);
+            }
+            List<Selection> results;
+            try {
+                results = select.select(object);
+            } catch (RuntimeException e) {
+                if (e instanceof JsonPathEvaluationException bound && bound.exceedsLimit()) {
+                    throw bound; // not "nothing selected": the rule cannot be decided (Engine fails it)
+                }
+                return new Picked(null, List.of(), e);
+            }
+            JsonValue single = results.size() == 1 && results.getFirst().captures().isEmpty()
+                    ? results.getFirst().value() : null;
+            return new Picked(single, results, null);
+        }
+
+        /** Walks a plain path ($.kind, $.metadata.labels.app) with no evaluator: most items select one. */
+        private JsonValue walk(JsonValue object) {
+            JsonValue single = object;
+            for (int i = 0; i < simplePath.size() && single != null; i++) {
+                single = single instanceof JsonObject o ? o.get(simplePath.get(i)) : null;
+            }
+            return single;
+        }
+
+        /** The values compared: a singular query's value (a list's items), else every result's. */
+        private static List<JsonValue> found(JsonValue single, List<Selection> results) {
+            List<JsonValue> found = new ArrayList<>(Math.max(1, results.size()));
+            if (single != null) {
+                if (single == JsonValue.NULL) {
+                    // A lone null is "nothing selected", as in Go where it decodes to nil.
+                } else if (single instanceof JsonArray array) {
+                    found.addAll(array);
+                } else {
+                    found.add(single);
+                }
+            } else {
+                for (Selection s : results) {
+                    found.add(s.value());
+                }
+            }
+            return found;
+        }
+
+        private String criterion() {
+            return value != null ? "matchValue " + quoted(value)
+                    : !values.isEmpty() ? "matchValues " + new TreeSet<>(values)   // a set: sorted, to read alike
+                    : regex != null ? "matchRegex " + quoted(regex) : "any value";
         }
 
         /** KubeMod's precedence: matchValue, else matchValues, else matchRegex, else any value. */
@@ -192,6 +234,9 @@ final class CompiledRule {
      * prints each level again). 4 Mi, the request's render budget: a Pod's containers are a few KiB.
      */
     static final long MAX_COMPARED_CHARS = 4L << 20;
+
+    /** Most characters of the values one held match item shows: a provenance line stays readable. */
+    static final int MAX_HELD_CHARS = 200;
 
     /** One compiled patch operation; {@code select} may be null. */
     record Step(PatchOp op, JsonPath select, PathTemplate path, ValueTemplate value) {

@@ -271,8 +271,9 @@ public final class Engine {
                             budget);
                     current = JsonPatcher.apply(current, ops);
                     changed |= !ops.isEmpty();
-                    outcomes.add(new RuleOutcome(rule.id(), rule.tier, true, -1, null, JsonDiff.toJson(ops), null,
-                            explained(binding, external, asked, request)));
+                    outcomes.add(new RuleOutcome(RuleFamily.MODRULE, rule.id(), rule.tier, true, -1, null,
+                            JsonDiff.toJson(ops), null, explained(binding, external, asked, request),
+                            held(rule, tierInput, ruleInput, request)));
                     if (!lastAppliedRead) {
                         lastApplied = lastApplied(original);
                         lastAppliedRead = true;
@@ -502,6 +503,23 @@ public final class Engine {
         var all = new ArrayList<>(binding.explained());
         all.addAll(lines.subList(asked, lines.size()));
         return all;
+    }
+
+    /**
+     * Why a rule that applied matched, when the request asks for an explanation: each match item with what it
+     * selected, the items that read references on the object with them bound ({@code withReferences}).
+     */
+    private static List<String> held(CompiledRule rule, JsonValue object, JsonValue withReferences,
+                                     AdmissionRequest request) {
+        if (!request.explain()) {
+            return List.of();
+        }
+        var lines = new ArrayList<String>(rule.match.size());
+        for (int i = 0; i < rule.match.size(); i++) {
+            CompiledRule.Match item = rule.match.get(i);
+            lines.add("spec.match[" + i + "] " + item.held(item.readsReferences() ? withReferences : object));
+        }
+        return lines;
     }
 
     /** What {@link #applies} answers for a rule without references: it runs on its input as it is. */

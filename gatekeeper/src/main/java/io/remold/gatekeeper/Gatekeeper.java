@@ -82,6 +82,13 @@ public final class Gatekeeper {
             return FAMILY;
         }
 
+        /** Why a mutator that changed the object did, when explaining: the field its location names, and that it matched. */
+        private List<String> held(MutatorId id, AdmissionRequest request) {
+            String location = request.explain() ? system.mutator(id).location() : null;
+            return location == null ? List.of() : List.of("location " + location
+                    + ": its applyTo and match select the object (Gatekeeper says no more of them)");
+        }
+
         @Override
         public int ruleCount() {
             return system.order().size();
@@ -115,7 +122,7 @@ public final class Gatekeeper {
             }
             explained.keySet().forEach(id -> applied.computeIfAbsent(id, none -> JSON.createArrayBuilder()));
             applied.forEach((id, ops) -> outcomes.add(new RuleOutcome(FAMILY, id.toString(), 0, true, -1, null,
-                    ops.build(), null, explained.getOrDefault(id, List.of()))));
+                    ops.build(), null, explained.getOrDefault(id, List.of()), held(id, request))));
             return result.mutated() ? result.object() : object;
         }
     }

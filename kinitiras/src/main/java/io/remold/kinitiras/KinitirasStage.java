@@ -101,7 +101,8 @@ final class KinitirasStage implements MutationStage, ValidationStage {
                 return object;
             }
             JsonArray applied = before == current ? JsonValue.EMPTY_JSON_ARRAY : Engine.diff(before, current);
-            context.outcomes().add(new RuleOutcome(FAMILY, policy.id(), 0, true, -1, null, applied, null));
+            context.outcomes().add(new RuleOutcome(FAMILY, policy.id(), 0, true, -1, null, applied, null, List.of(),
+                    request.explain() ? held(policy, selectedAgainst, namespace, request.operation()) : List.of()));
         }
         return current;
     }
@@ -199,6 +200,17 @@ final class KinitirasStage implements MutationStage, ValidationStage {
                 ? policy.validateRules().stream().anyMatch(r -> r.operations().targets(operation))
                 : policy.overrideRules().stream().anyMatch(r -> r.operations().targets(operation));
         return targeted ? Optional.empty() : Optional.of("no rule targets " + operation);
+    }
+
+    /** Why a policy applied, for an explanation: the first of its resource selectors that selects the object. */
+    private static List<String> held(Policy policy, JsonObject object, String namespace,
+                                     AdmissionOperation operation) {
+        int i = 0;
+        while (i < policy.selectors().size() && !policy.selectors().get(i).matches(object, namespace)) {
+            i++;
+        }
+        return List.of((policy.selectors().isEmpty() ? "no resourceSelectors: every object it may change"
+                : "resourceSelectors[" + i + "] selects the object") + "; an overrideRule targets " + operation);
     }
 
     /**

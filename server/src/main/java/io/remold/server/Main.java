@@ -4,6 +4,7 @@ import io.remold.cli.CommandLine;
 import io.remold.cli.UntilStopped;
 import io.remold.cli.UsageException;
 import io.remold.cli.preview.PreviewCommand;
+import io.remold.cli.why.WhyCommand;
 import io.remold.playground.PlaygroundCommand;
 import io.remold.server.kube.ClusterObjectSource;
 import io.remold.server.log.Logs;
@@ -41,6 +42,7 @@ public final class Main {
             case "eval", "test", "convert", "version" -> io.remold.cli.Main.run(args, out, err);
             case "preview" -> PreviewCommand.run(rest, out, err, ClusterObjectSource::connect);
             case "playground" -> PlaygroundCommand.run(rest, out, err);
+            case "why" -> WhyCommand.run(rest, out, err, ClusterObjectSource::connect);
             case "help", "--help", "-h" -> {
                 help(out);
                 yield 0;
@@ -100,6 +102,8 @@ public final class Main {
                        remold test --help                   run test suites (remold-test.yaml) of rules
                        remold playground --help             a local web page to try rules on an object
                        remold convert --help                Gatekeeper mutators and KubeMod rules as remold.io ModRules
+                       remold why --help                    which rule changed a field of an object (in a cluster or
+                                                            a file), and why
                        remold version
                 Options (environment variable in brackets; defaults in application.yaml):""");
         for (ServerConfig.Key key : ServerConfig.KEYS) {

@@ -151,7 +151,7 @@ final class Serve implements AutoCloseable {
                     config.adminPort() == 0 ? OptionalInt.empty() : OptionalInt.of(config.adminPort()), tls,
                     config.pollInterval(), config.shutdownGrace(), config.drain(), store, refs, bindings, metrics,
                     tracing, new HttpLimits(config.maxBodyBytes(), config.maxBodyBytesInFlight(), config.readTimeout()),
-                    config.requestBudget(), shadow);
+                    config.requestBudget(), shadow, config.provenanceAnnotation());
             resources.push(server);
         } catch (RuntimeException e) {
             close();

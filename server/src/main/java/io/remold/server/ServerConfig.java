@@ -36,7 +36,7 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                     long maxBodyBytesInFlight, Duration readTimeout, Set<String> ruleCrds, AllowedUrls allowHttpRef,
                     KinitirasOptions kinitiras, ReportOptions reports,
                     ExistingApplyOptions existingApply, int shadowQueue, double shadowCpuShare,
-                    ScanSettings impact, Optional<URI> otlpEndpoint) {
+                    ScanSettings impact, Optional<URI> otlpEndpoint, boolean provenanceAnnotation) {
 
     /** One configuration key, for the help text and the environment variable mapping. */
     record Key(String name, String help) {
@@ -117,7 +117,10 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
             new Key("impact-samples", "verdicts (and as many conflicts) a rule's status.impact keeps as examples"),
             new Key("otlp-endpoint", "OpenTelemetry collector's OTLP/HTTP base URL (http or https, e.g."
                     + " http://otel-collector:4318): admission requests are traced there; empty (the default): no"
-                    + " traces"));
+                    + " traces"),
+            new Key("provenance-annotation", "a patched object carries the annotation remold.io/changed-by naming"
+                    + " the rule that changed each of its fields (at most 16, in 1 KiB; replaced at each admission"
+                    + " that changes the object); default false: objects get no annotation of Remold's"));
 
     /** Reads the configuration from flags (already split into key/value) and the given environment. */
     static ServerConfig load(Map<String, String> flags, Map<String, String> environment) {
@@ -185,7 +188,8 @@ record ServerConfig(String host, int port, Optional<Path> tlsCert, Optional<Path
                         Duration.ofSeconds(number(config, "impact-rescan-interval-seconds")),
                         (int) Math.min(Integer.MAX_VALUE, number(config, "impact-samples")), ScanSettings.PATCH_BYTES,
                         ScanSettings.PAGE_SIZE),
-                httpUrl(config, "otlp-endpoint"));
+                httpUrl(config, "otlp-endpoint"),
+                bool(config, "provenance-annotation"));
     }
 
     /** A comma-separated value; {@code none} or empty for no items. */

@@ -89,9 +89,12 @@ public final class EvalCommand {
                     + " is not in force: " + why));
             AdmissionOperation operation = options.effectiveOperation();
             OfflineAdmission.Answer answer = OfflineAdmission.decide(snapshot, new OfflineAdmission.Request(
-                    operation, namespace, resource, old, namespaceRef, nodeRef, "", options.explain()));
+                    operation, namespace, resource, old, namespaceRef, nodeRef, "", options.explain()),
+                    options.provenanceAnnotation());
             if (options.explain()) {
                 explain(loaded, operation, answer.mutation(), answer.validation(), err);
+                FieldsSection.print(answer.fields(FieldsSection.MAX_FIELDS, loaded.generations()),
+                        answer.mutation().patch().size(), options.output() == EvalOptions.Output.json, err);
             }
             return new Evaluation(resource, answer);
         }

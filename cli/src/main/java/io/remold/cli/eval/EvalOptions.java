@@ -17,7 +17,7 @@ import java.util.Set;
  */
 record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation, String namespace, Path old,
                    Path namespaceRef, Path nodeRef, Output output, boolean explain, boolean help,
-                   RuleOptions ruleOptions) {
+                   RuleOptions ruleOptions, boolean provenanceAnnotation) {
 
     enum Output { yaml, json, patch }
 
@@ -29,11 +29,17 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
                                [--external NAME=FILE ...] [--output yaml|json|patch] [--explain] [--state FILE]
                                [--kubemod-system-namespace NS] [--tenant-scripts NS,...]
                                [--kinitiras-cross-namespace-overrides] [--kinitiras-webhook-label]
+                               [--provenance-annotation]
             --ref namespace=FILE, --ref node=FILE: the request's namespace and node objects (namespaceRef,
             nodeRef).
+            --explain: what each rule did, then each changed field with the rules that wrote it and why.
+            --provenance-annotation: the object carries the annotation remold.io/changed-by, as a server run
+            with provenance-annotation sets it.
             """ + RuleOptions.USAGE + """
 
             Exit codes: 0 allowed (a failing Patch rule is reported on stderr), 1 rejected, 2 usage or input error.""";
+
+    static final String PROVENANCE_ANNOTATION = "--provenance-annotation";
 
     /** Every flag eval takes; docs/eval.md documents each (EvalCommandTest). */
     static final Set<String> FLAGS = flags();
@@ -41,7 +47,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
     private static Set<String> flags() {
         var flags = new HashSet<>(RuleOptions.FLAGS);
         flags.addAll(List.of("--rules", "--resource", "--old", "--namespace", "--operation", "--output", "--explain",
-                "--help"));
+                "--help", PROVENANCE_ANNOTATION));
         return Set.copyOf(flags);
     }
 
@@ -54,6 +60,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         Path old = null;
         Output output = Output.yaml;
         boolean explain = false;
+        boolean annotate = false;
         var ruleOptions = new RuleOptions.Reader("namespace, node or a reference's name");
         var line = new CommandLine(args);
         while (line.next(FLAGS)) {
@@ -61,13 +68,14 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
             if (ruleOptions.read(line)) {
                 continue;
             }
-            if (flag.equals("--explain") || flag.equals("--help")) {
+            if (flag.equals("--explain") || flag.equals("--help") || flag.equals(PROVENANCE_ANNOTATION)) {
                 line.noValue();
                 if (flag.equals("--help")) {
                     return new EvalOptions(List.of(), null, null, null, null, null, null, output, false, true,
-                            RuleOptions.NONE);
+                            RuleOptions.NONE, false);
                 }
-                explain = true;
+                explain |= flag.equals("--explain");
+                annotate |= flag.equals(PROVENANCE_ANNOTATION);
                 continue;
             }
             String value = line.value();
@@ -96,7 +104,7 @@ record EvalOptions(List<Path> rules, Path resource, AdmissionOperation operation
         Path namespaceRef = ruleOptions.references().remove("namespace");
         Path nodeRef = ruleOptions.references().remove("node");
         return new EvalOptions(List.copyOf(rules), resource, operation, namespace, old, namespaceRef, nodeRef, output,
-                explain, false, ruleOptions.options());
+                explain, false, ruleOptions.options(), annotate);
     }
 
     /** CREATE unless an old object is given, which makes it an UPDATE. */

@@ -3,6 +3,8 @@ package io.remold.cli.eval;
 import io.remold.api.AdmissionOperation;
 import io.remold.engine.AdmissionRequest;
 import io.remold.engine.Decision;
+import io.remold.engine.FieldChange;
+import io.remold.engine.Provenance;
 import io.remold.engine.RuleOutcome;
 import io.remold.rules.Snapshot;
 import io.remold.rules.impact.AdmissionVerdicts;
@@ -55,6 +57,14 @@ public final class OfflineAdmission {
             return enforcedMutation.result();
         }
 
+        /**
+         * Who changed each field, and why (the reasons when the request was explained): the first
+         * {@code maxFields} fields of the engine's patch, each with the rules that wrote it in order.
+         */
+        public List<FieldChange> fields(int maxFields, Provenance.Generations generations) {
+            return Provenance.fields(mutation, maxFields, generations);
+        }
+
         /** The outcomes of the mutating rules that failed, in the order they ran. */
         public List<RuleOutcome> failures() {
             return enforcedMutation.outcomes().stream().filter(o -> o.error() != null).toList();
@@ -74,20 +84,30 @@ public final class OfflineAdmission {
 
     /** Decides {@code request} with the rules of {@code snapshot}. */
     public static Answer decide(Snapshot snapshot, Request request) {
+        return decide(snapshot, request, false);
+    }
+
+    /**
+     * Decides {@code request} with the rules of {@code snapshot}; with {@code annotate}, the object after admission
+     * carries {@link Provenance#ANNOTATION} as the server's option {@code provenance-annotation} sets it
+     * ({@code mutation} stays the engine's decision, without it).
+     */
+    public static Answer decide(Snapshot snapshot, Request request, boolean annotate) {
         boolean delete = request.operation() == AdmissionOperation.DELETE;
         // A DELETE carries the object being deleted as the old object, as the API server sends it.
         var mutationRequest = new AdmissionRequest(request.operation(), request.namespace(),
                 delete ? null : request.resource(), delete ? request.resource() : request.old(),
                 request.namespaceRef(), request.nodeRef(), request.explain(), request.userName());
         Decision mutation = snapshot.engine().mutate(mutationRequest);
-        AdmissionRequest validationRequest = mutationRequest.withObject(delete ? null : mutation.result());
+        Decision admitted = annotate ? Provenance.annotated(mutation, mutationRequest.object()) : mutation;
+        AdmissionRequest validationRequest = mutationRequest.withObject(delete ? null : admitted.result());
         Decision validation = snapshot.engine().validate(validationRequest);
         long deadline = System.nanoTime() + ExternalData.REQUEST_BUDGET.toNanos();
         List<RuleVerdict> shadowMutate = AdmissionVerdicts.mutate(snapshot, mutationRequest, mutation, deadline);
         List<RuleVerdict> shadowValidate = AdmissionVerdicts.validate(snapshot, validationRequest, deadline);
         var warned = new ArrayList<>(snapshot.warned(mutation));
         warned.addAll(snapshot.warned(validation));
-        return new Answer(mutation, validation, snapshot.enforced(mutation), snapshot.enforced(validation),
+        return new Answer(mutation, validation, snapshot.enforced(admitted), snapshot.enforced(validation),
                 shadowMutate, shadowValidate, List.copyOf(warned));
     }
 }

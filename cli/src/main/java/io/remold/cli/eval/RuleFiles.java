@@ -6,9 +6,13 @@ import io.remold.api.ModRules;
 import io.remold.api.Provider;
 import io.remold.cli.UsageException;
 import io.remold.engine.Engine;
+import io.remold.engine.Provenance;
+import io.remold.engine.RuleFamily;
 import io.remold.engine.ReferenceScope;
 import io.remold.engine.RuleCompilation;
 import io.remold.rules.RuleDocuments;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.nodes.MappingNode;
@@ -24,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +54,28 @@ public final class RuleFiles {
         /** The rules, in the order read. */
         public List<RuleDocuments.Entry> entries() {
             return located.stream().map(Located::entry).toList();
+        }
+
+        /**
+         * Each rule's {@code metadata.generation} by family and name as outcomes name them; 0 when its file does
+         * not say.
+         */
+        public Provenance.Generations generations() {
+            var generations = new HashMap<String, Long>();
+            for (RuleDocuments.Entry entry : entries()) {
+                switch (entry) {
+                    case RuleDocuments.RuleEntry r -> generations.put(key(RuleFamily.MODRULE, r.rule().id()),
+                            r.rule().generation());
+                    case RuleDocuments.FamilyEntry<?> f -> generations.put(key(f.family().family(), f.id()),
+                            f.manifest().getJsonObject("metadata") instanceof JsonObject metadata
+                                    && metadata.get("generation") instanceof JsonNumber n ? n.longValue() : 0L);
+                }
+            }
+            return (family, rule) -> generations.getOrDefault(key(family, rule), 0L);
+        }
+
+        private static String key(RuleFamily family, String rule) {
+            return family.name() + ' ' + rule;
         }
 
         /** The ModRules, in the order read. */

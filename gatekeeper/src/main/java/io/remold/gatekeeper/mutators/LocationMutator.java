@@ -36,6 +36,11 @@ record LocationMutator(MutatorSpec spec, List<SchemaBinding> schemaBindings, Pat
     }
 
     @Override
+    public String location() {
+        return spec.location();
+    }
+
+    @Override
     public List<PathNode> path() {
         return spec.path();
     }

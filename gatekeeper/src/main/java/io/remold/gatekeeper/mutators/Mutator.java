@@ -42,4 +42,9 @@ public interface Mutator {
     default Set<String> namespacesAdmitted() {
         return null;
     }
+
+    /** The {@code location} as the manifest writes it, for explanations; null for a fake that has none. */
+    default String location() {
+        return null;
+    }
 }

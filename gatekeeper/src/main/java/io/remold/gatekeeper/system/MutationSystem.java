@@ -76,6 +76,11 @@ public final class MutationSystem {
                 Collections.unmodifiableMap(SchemaConflicts.find(byId.values())));
     }
 
+    /** The enabled mutator {@code id} (one that {@link #mutate} may have run). */
+    public Mutator mutator(MutatorId id) {
+        return enabled.get(positions.get(id));
+    }
+
     /** The mutators in the order they run, including disabled ones. */
     public List<MutatorId> order() {
         return ordered.stream().map(Mutator::id).toList();

@@ -58,14 +58,17 @@ public final class WebhookServer implements AutoCloseable {
      *              Service's endpoints; closing them between requests would make a request written at that moment
      *              fail, whereas {@code Connection: close} on a response sends the next one over a new connection,
      *              to a pod that stays.
+     * @param provenanceAnnotation whether a patched object carries {@code remold.io/changed-by}
      */
     public WebhookServer(String host, int port, OptionalInt adminPort, TlsFiles tls, Duration pollInterval,
                   Duration shutdownGrace, Duration drain, RuleStore store, ClusterRefs refs, BindingListener bindings,
-                  Metrics metrics, Tracing tracing, HttpLimits limits, Duration requestBudget, ShadowWorker shadow) {
+                  Metrics metrics, Tracing tracing, HttpLimits limits, Duration requestBudget, ShadowWorker shadow,
+                  boolean provenanceAnnotation) {
         this.drain = drain;
         this.metrics = metrics;
         this.bodies = new RequestBodies(limits);
-        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, tracing, bodies, requestBudget, shadow);
+        var endpoints = new AdmissionEndpoints(store, refs, bindings, metrics, tracing, bodies, requestBudget, shadow,
+                provenanceAnnotation);
         var routing = HttpRouting.builder();
         routing.addFilter((chain, req, res) -> {
             if (draining) {

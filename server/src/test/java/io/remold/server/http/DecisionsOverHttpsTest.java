@@ -3,7 +3,6 @@ package io.remold.server.http;
 import io.remold.api.ModRules;
 import io.remold.server.admission.BindingListener;
 import io.remold.server.admission.ClusterRefs;
-import io.remold.server.log.Logs;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -22,9 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -330,29 +326,10 @@ class DecisionsOverHttpsTest {
     @Test
     void eachChangeOrRejectionIsOneJsonLogLineWithoutObjectData() {
         var lines = new CopyOnWriteArrayList<String>();
-        var formatter = new Logs.JsonLines();
-        var handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                lines.add(formatter.format(record));
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        var decisions = Logger.getLogger("io.remold.server.decision");
-        decisions.addHandler(handler);
-        try {
+        try (var log = new DecisionLog(lines)) {
             call("/mutate", review("l1", "team-b", pod("nginx:1.27", null), false));
             call("/mutate", review("l2", "team-a", pod("nginx:1.27", null), false));
             call("/validate", review("l3", "team-a", pod("nginx:latest", null), true));
-        } finally {
-            decisions.removeHandler(handler);
         }
         assertThat("nothing changed for l1: no line", lines.size(), is(2));
         JsonObject patched = json(lines.get(0));

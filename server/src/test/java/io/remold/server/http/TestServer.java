@@ -68,17 +68,23 @@ public final class TestServer implements AutoCloseable {
 
     private TestServer(Path dir, HttpLimits limits, ClusterRefs refs, BindingListener bindings, Duration drain,
                        Path clientCa, Duration requestBudget) {
-        this(dir, limits, refs, bindings, drain, clientCa, requestBudget, Tracing.OFF);
+        this(dir, limits, refs, bindings, drain, clientCa, requestBudget, Tracing.OFF, false);
     }
 
     /** A server whose admission requests are traced by {@code tracing}. */
     TestServer(Path dir, Tracing tracing) {
         this(dir, new HttpLimits(1 << 20, 32 << 20, READ_TIMEOUT), ClusterRefs.NONE, BindingListener.NONE, Duration.ZERO,
-                null, REQUEST_BUDGET, tracing);
+                null, REQUEST_BUDGET, tracing, false);
+    }
+
+    /** A server run with the option provenance-annotation set to {@code provenanceAnnotation}. */
+    TestServer(Path dir, boolean provenanceAnnotation) {
+        this(dir, new HttpLimits(1 << 20, 32 << 20, READ_TIMEOUT), ClusterRefs.NONE, BindingListener.NONE, Duration.ZERO,
+                null, REQUEST_BUDGET, Tracing.OFF, provenanceAnnotation);
     }
 
     private TestServer(Path dir, HttpLimits limits, ClusterRefs refs, BindingListener bindings, Duration drain,
-                       Path clientCa, Duration requestBudget, Tracing tracing) {
+                       Path clientCa, Duration requestBudget, Tracing tracing, boolean provenanceAnnotation) {
         this.dir = dir;
         this.tls = TlsFiles.generateSelfSigned(dir.resolve("tls"), Instant.now())
                 .requiringClientsOf(java.util.Optional.ofNullable(clientCa));
@@ -87,7 +93,8 @@ public final class TestServer implements AutoCloseable {
         metrics.externalData(store::writeMetrics);
         metrics.syncedBy(store::isReady);
         this.server = new WebhookServer("127.0.0.1", 0, OptionalInt.of(0), tls, Duration.ofMillis(50),
-                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, tracing, limits, requestBudget, shadow);
+                Duration.ofSeconds(1), drain, store, refs, bindings, metrics, tracing, limits, requestBudget, shadow,
+                provenanceAnnotation);
         this.client = client(tls.ca());
     }
 
