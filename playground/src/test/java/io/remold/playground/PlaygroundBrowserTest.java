@@ -25,6 +25,7 @@ import java.time.Duration;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.stringContainsInOrder;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
@@ -97,7 +98,11 @@ class PlaygroundBrowserTest {
         assertThat(browser.findElement(By.cssSelector("#diff .add")).getText(), containsString("flavor: vanilla"));
         tab("explain");
         assertThat(text("explain"), containsString("Patch rules:"));
-        screenshot("01-example-diff");
+        // why the field changed: the rule, and the match items that held with what they selected
+        assertThat(text("explain"), stringContainsInOrder("Fields changed", "add /metadata/labels/flavor",
+                "ModRule remold-system/add-flavor-modrule",
+                "spec.match[1] ($.syntheticRefs.namespace.metadata.labels.color) matchValue \"blue\": selected \"blue\""));
+        screenshot("01-example-explain");
         tab("result");
         screenshot("02-example-result");
     }
@@ -183,7 +188,7 @@ class PlaygroundBrowserTest {
         example("kubemod-readme/add-flavor-label");
         waitFor(browser, "verdict", "Allowed, patched with 1 operation");
         screenshot("08-after-the-loop");
-        assertThat(Files.size(SCREENSHOTS.resolve("01-example-diff.png")), greaterThan(10_000L));
+        assertThat(Files.size(SCREENSHOTS.resolve("01-example-explain.png")), greaterThan(10_000L));
     }
 
     private static void example(String id) {
