@@ -1,0 +1,409 @@
+package io.remold.scripting;
+
+import io.remold.json.JsonTree;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyArray;
+import org.graalvm.polyglot.proxy.ProxyObject;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The request's object as a script sees it, without a JSON text crossing: a proxy over the {@code jakarta.json} tree
+ * that reads members on demand and keeps the script's changes beside the tree (copy on write), so that
+ * {@link Materializer#json} gives the changed tree with every untouched part shared, which the engine's diff skips
+ * by identity. A container is wrapped once (the same proxy on every read, as a parsed object would be); what the
+ * script stores stays a guest value until the result is built, then goes through {@code JSON.stringify}, so only
+ * JSON survives, as with the text crossing. Not thread-safe: one call's thread.
+ */
+sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
+    JsonProvider JSON = JsonProvider.provider();
+    /** Elements of an array a script may grow: past it no result could be returned within its bound anyway. */
+    int MAX_ELEMENTS = Sandbox.MAX_RESULT_CHARS / 4;
+    /** Levels the result may nest, as a request body's parser allows (views placed inside views). */
+    int MAX_DEPTH = 1000;
+
+    /** The value a script gets for {@code value}: a view for a container, a JavaScript primitive otherwise. */
+    static Object of(JsonValue value) {
+        return of(value, null, null);
+    }
+
+    private static Object of(JsonValue value, JsonView parent, Object slot) {
+        return switch (value) {
+            case null -> null;
+            case JsonObject o -> new ObjectView(o, parent, slot);
+            case JsonArray a -> new ArrayView(a, parent, slot);
+            case JsonString s -> s.getString();
+            case JsonNumber n -> number(n);
+            default -> value == JsonValue.TRUE ? Boolean.TRUE : value == JsonValue.FALSE ? Boolean.FALSE : null;
+        };
+    }
+
+    /** A number as {@code JSON.parse} reads it: the nearest double ({@code -0} kept), as an int when it is one. */
+    private static Object number(JsonNumber n) {
+        double d = n.doubleValue();
+        int i = (int) d;
+        return i == d && (i != 0 || 1 / d > 0) ? (Object) i : (Object) d;
+    }
+
+    /** What the script stored, kept as a JSON value when that is certain, else the guest value itself. */
+    private static Object stored(Value v) {
+        if (v.isProxyObject() && v.asProxyObject() instanceof JsonView view) {
+            return view;
+        }
+        if (v.isBoolean()) {
+            return v.asBoolean() ? JsonValue.TRUE : JsonValue.FALSE;
+        }
+        if (v.isString()) {
+            String s = v.asString();
+            // A lone surrogate is escaped by JSON.stringify, not by the engine's printer: left to the former.
+            return s.chars().anyMatch(c -> Character.isSurrogate((char) c)) ? v : JSON.createValue(s);
+        }
+        if (v.isNumber() && v.fitsInInt()) {
+            return JSON.createValue(v.asInt());
+        }
+        return v; // objects, null, undefined, other numbers: JSON.stringify decides when the result is built
+    }
+
+    /** The member or element read back: a JSON value still untouched becomes a view (kept) or a primitive. */
+    private static Object read(Object stored) {
+        return stored instanceof JsonValue json ? of(json) : stored;
+    }
+
+    /** Where the view was made: a view found elsewhere in the result was moved (or aliased) by the script. */
+    JsonView parent();
+
+    Object slot();
+
+    /** The tree with the script's changes; {@code base} if none. */
+    JsonValue json(Materializer m) throws RuleRuntime.ScriptError;
+
+    /** An object member's key order as JavaScript keeps it: array indices first, ascending, then insertion order. */
+    private static String[] jsOrder(String[] keys) {
+        int indices = 0;
+        for (String k : keys) {
+            if (isArrayIndex(k)) {
+                indices++;
+            }
+        }
+        if (indices == 0) {
+            return keys;
+        }
+        String[] out = new String[keys.length];
+        int i = 0;
+        int rest = indices;
+        for (String k : keys) {
+            if (isArrayIndex(k)) {
+                out[i++] = k;
+            } else {
+                out[rest++] = k;
+            }
+        }
+        Arrays.sort(out, 0, indices, (a, b) -> Long.compare(Long.parseLong(a), Long.parseLong(b)));
+        return out;
+    }
+
+    private static boolean isArrayIndex(String k) {
+        if (k.isEmpty() || k.length() > 10 || (k.length() > 1 && k.charAt(0) == '0')) {
+            return false;
+        }
+        for (int i = 0; i < k.length(); i++) {
+            if (k.charAt(i) < '0' || k.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return Long.parseLong(k) < 0xFFFF_FFFFL;
+    }
+
+    /** A JSON object; its members are copied into a map at the first write or container read. */
+    final class ObjectView implements JsonView, ProxyObject {
+        private final JsonObject base;
+        private final JsonView parent;
+        private final Object slot;
+        /** Members as JSON values (untouched), views or guest values; null until needed. */
+        private LinkedHashMap<String, Object> members;
+        private boolean written;
+        private boolean building;
+
+        ObjectView(JsonObject base, JsonView parent, Object slot) {
+            this.base = base;
+            this.parent = parent;
+            this.slot = slot;
+        }
+
+        @Override
+        public JsonView parent() {
+            return parent;
+        }
+
+        @Override
+        public Object slot() {
+            return slot;
+        }
+
+        private LinkedHashMap<String, Object> members() {
+            if (members == null) {
+                members = new LinkedHashMap<>(base);
+            }
+            return members;
+        }
+
+        @Override
+        public Object getMember(String key) {
+            Object stored = members == null ? base.get(key) : members.get(key);
+            if (stored instanceof JsonObject || stored instanceof JsonArray) {
+                Object view = JsonView.of((JsonValue) stored, this, key);
+                members().put(key, view);
+                return view;
+            }
+            return read(stored);
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            return ProxyArray.fromArray((Object[]) jsOrder(
+                    (members == null ? base.keySet() : members.keySet()).toArray(String[]::new)));
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            return members == null ? base.containsKey(key) : members.containsKey(key);
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            written = true;
+            members().put(key, stored(value));
+        }
+
+        @Override
+        public boolean removeMember(String key) {
+            written = true;
+            return members().remove(key) != null;
+        }
+
+        @Override
+        public JsonValue json(Materializer m) throws RuleRuntime.ScriptError {
+            if (members == null) {
+                return base;
+            }
+            m.enter(this);
+            building = true;
+            try {
+                JsonObject out = base;
+                if (written) {
+                    for (String key : base.keySet()) {
+                        if (!members.containsKey(key)) {
+                            out = JsonTree.without(out, key);
+                        }
+                    }
+                }
+                for (Map.Entry<String, Object> e : members.entrySet()) {
+                    Object stored = e.getValue();
+                    if (stored instanceof JsonValue same && same == base.get(e.getKey())) {
+                        continue;
+                    }
+                    JsonValue value = m.value(stored, this, e.getKey());
+                    if (value == null) {
+                        out = JsonTree.without(out, e.getKey()); // undefined, a function: JSON.stringify drops it
+                    } else if (value != base.get(e.getKey())) {
+                        out = JsonTree.with(out, e.getKey(), value);
+                    }
+                }
+                return out;
+            } finally {
+                building = false;
+                m.leave();
+            }
+        }
+
+        boolean building() {
+            return building;
+        }
+    }
+
+    /** A JSON array; its elements are copied into a list at the first write or container read. */
+    final class ArrayView implements JsonView, ProxyArray {
+        private final JsonArray base;
+        private final JsonView parent;
+        private final Object slot;
+        private ArrayList<Object> items;
+        private boolean written;
+        private boolean building;
+
+        ArrayView(JsonArray base, JsonView parent, Object slot) {
+            this.base = base;
+            this.parent = parent;
+            this.slot = slot;
+        }
+
+        @Override
+        public JsonView parent() {
+            return parent;
+        }
+
+        @Override
+        public Object slot() {
+            return slot;
+        }
+
+        private ArrayList<Object> items() {
+            if (items == null) {
+                items = new ArrayList<>(base);
+            }
+            return items;
+        }
+
+        @Override
+        public Object get(long index) {
+            if (index < 0 || index >= getSize()) {
+                throw new ArrayIndexOutOfBoundsException((int) Math.min(index, Integer.MAX_VALUE));
+            }
+            int i = (int) index;
+            Object stored = items == null ? base.get(i) : items.get(i);
+            if (stored instanceof JsonObject || stored instanceof JsonArray) {
+                Object view = JsonView.of((JsonValue) stored, this, i);
+                items().set(i, view);
+                return view;
+            }
+            return read(stored);
+        }
+
+        @Override
+        public void set(long index, Value value) {
+            if (index < 0 || index >= MAX_ELEMENTS) {
+                throw new ArrayIndexOutOfBoundsException("index " + index + " is past the sandbox's bound of "
+                        + MAX_ELEMENTS + " elements per array");
+            }
+            written = true;
+            List<Object> list = items();
+            while (list.size() < index) {
+                list.add(JsonValue.NULL); // a hole: JSON.stringify writes null
+            }
+            if (index == list.size()) {
+                list.add(stored(value));
+            } else {
+                list.set((int) index, stored(value));
+            }
+        }
+
+        @Override
+        public boolean remove(long index) {
+            if (index < 0 || index >= getSize()) {
+                return false;
+            }
+            written = true;
+            items().remove((int) index);
+            return true;
+        }
+
+        @Override
+        public long getSize() {
+            return items == null ? base.size() : items.size();
+        }
+
+        @Override
+        public JsonValue json(Materializer m) throws RuleRuntime.ScriptError {
+            if (items == null) {
+                return base;
+            }
+            m.enter(this);
+            building = true;
+            try {
+                boolean same = !written;
+                var out = new ArrayList<JsonValue>(items.size());
+                for (int i = 0; i < items.size(); i++) {
+                    Object stored = items.get(i);
+                    JsonValue value = stored instanceof JsonValue json && (!written || i < base.size() && json == base.get(i)) ? json
+                            : m.value(stored, this, i);
+                    out.add(value == null ? JsonValue.NULL : value); // JSON.stringify writes undefined as null
+                    same &= i < base.size() && out.get(i) == base.get(i);
+                }
+                return same && out.size() == base.size() ? base : JsonTree.array(out);
+            } finally {
+                building = false;
+                m.leave();
+            }
+        }
+
+        boolean building() {
+            return building;
+        }
+    }
+
+    /**
+     * Builds a call's result from its views, in the call's context (guest values go through {@code stringify}):
+     * the text it adds (guest values, views moved elsewhere) counts against the returned value's bound, and a
+     * view inside itself is the circular structure {@code JSON.stringify} refuses.
+     */
+    final class Materializer {
+        private final Value stringify;
+        private final int maxChars;
+        private int chars;
+        private int depth;
+
+        Materializer(Value stringify, int usedChars, int maxChars) {
+            this.stringify = stringify;
+            this.chars = usedChars;
+            this.maxChars = maxChars;
+        }
+
+        JsonValue json(JsonView view) throws RuleRuntime.ScriptError {
+            return view.json(this);
+        }
+
+        private void enter(JsonView view) throws RuleRuntime.ScriptError {
+            boolean inside = view instanceof ObjectView o ? o.building() : ((ArrayView) view).building();
+            if (inside) {
+                throw new RuleRuntime.ScriptError("TypeError: Converting circular structure to JSON");
+            }
+            if (++depth > MAX_DEPTH) {
+                throw new RuleRuntime.ScriptError("the returned value nests deeper than " + MAX_DEPTH + " levels");
+            }
+        }
+
+        private void leave() {
+            depth--;
+        }
+
+        /**
+         * A stored member or element as JSON; null for what JSON.stringify leaves out (undefined, a function). What
+         * the request's tree had elsewhere (a view or value moved or aliased) goes through stringify too, which
+         * writes its numbers as JavaScript does ({@code 1.0} as {@code 1}), as the text crossing did.
+         */
+        private JsonValue value(Object stored, JsonView holder, Object slot) throws RuleRuntime.ScriptError {
+            if (stored instanceof JsonView view && view.parent() == holder && view.slot().equals(slot)) {
+                return view.json(this);
+            }
+            if (stored instanceof JsonValue json && !(json instanceof JsonNumber) && !(json instanceof JsonObject)
+                    && !(json instanceof JsonArray)) {
+                count(json.toString().length()); // a string or literal the script wrote
+                return json;
+            }
+            Value text = stringify.execute(stored instanceof JsonValue json ? of(json) : stored);
+            if (text.isNull()) {
+                return null;
+            }
+            String s = text.asString();
+            count(s.length());
+            return JsonTree.parse(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        private void count(int added) throws RuleRuntime.ScriptError {
+            chars += added;
+            if (chars > maxChars) {
+                throw new RuleRuntime.ScriptError("RangeError: the returned value is over " + maxChars
+                        + " characters of JSON, the sandbox's bound");
+            }
+        }
+    }
+}
