@@ -225,6 +225,8 @@ final class Sandbox implements AutoCloseable {
 
     /** The shared engine, created when the first script is loaded: servers without scripts never load GraalJS. */
     static final class Engines {
+        /** {@link Engine#getImplementationName()} without a Truffle compiler. */
+        static final String INTERPRETED = "Interpreted";
         private static final Engine SHARED = Engine.newBuilder(LANGUAGE)
                 .option("engine.WarnInterpreterOnly", "false")
                 .out(OutputStream.nullOutputStream())
@@ -232,6 +234,9 @@ final class Sandbox implements AutoCloseable {
                 .build();
 
         static {
+            java.util.logging.Logger.getLogger(Scripts.class.getName()).info(describe(SHARED.getImplementationName(),
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+                            .contains("-XX:+EnableJVMCI")));
             // The engine's first script allocates about 8 MiB of its own: paid here, not counted against a rule's
             // sandbox (whose life's allocation bounds what it may keep).
             try (var first = new Sandbox(ScriptLimits.defaults(), (level, text) -> { })) {
@@ -245,6 +250,16 @@ final class Sandbox implements AutoCloseable {
         }
 
         private Engines() {
+        }
+
+        /** The log line naming the runtime scripts run on, and why it is the interpreter when it is. */
+        static String describe(String implementation, boolean jvmci) {
+            if (!implementation.equals(INTERPRETED)) {
+                return "script rules run on GraalJS with its optimizing runtime (" + implementation + ")";
+            }
+            return "script rules run on GraalJS in interpreter mode: " + (jvmci
+                    ? "JVMCI is enabled but Graal's compiler is not on the upgrade module path"
+                    : "the JVM was started without JVMCI") + " (REMOLD_SCRIPT_COMPILER=1, docs/scripts.md)";
         }
 
         static Engine shared() {
