@@ -25,12 +25,45 @@ import java.util.Map;
  * script stores stays a guest value until the result is built, then goes through {@code JSON.stringify}, so only
  * JSON survives, as with the text crossing. Not thread-safe: one call's thread.
  */
-sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
-    JsonProvider JSON = JsonProvider.provider();
+abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
+    private static final JsonProvider JSON = JsonProvider.provider();
     /** Elements of an array a script may grow: past it no result could be returned within its bound anyway. */
-    int MAX_ELEMENTS = Sandbox.MAX_RESULT_CHARS / 4;
+    static final int MAX_ELEMENTS = Sandbox.MAX_RESULT_CHARS / 4;
     /** Levels the result may nest, as a request body's parser allows (views placed inside views). */
-    int MAX_DEPTH = 1000;
+    static final int MAX_DEPTH = 1000;
+
+    /** Where the view was made: a view found elsewhere in the result was moved (or aliased) by the script. */
+    private final JsonView parent;
+    private final Object slot;
+    /** Whether the script wrote to this container (not only read its members). */
+    boolean written;
+    /** Set while the result is built from this view: meeting it again is a circular structure. */
+    private boolean building;
+
+    private JsonView(JsonView parent, Object slot) {
+        this.parent = parent;
+        this.slot = slot;
+    }
+
+    /** The view's base with the script's changes (building it within {@link #json}). */
+    abstract JsonValue build(Materializer m) throws RuleRuntime.ScriptError;
+
+    /** The tree with the script's changes; the base itself if none. */
+    final JsonValue json(Materializer m) throws RuleRuntime.ScriptError {
+        m.enter(this);
+        building = true;
+        try {
+            return build(m);
+        } finally {
+            building = false;
+            m.leave();
+        }
+    }
+
+    /** Whether the view stands where it was made, in {@code holder} at {@code slot}. */
+    final boolean at(JsonView holder, Object slot) {
+        return parent == holder && this.slot.equals(slot);
+    }
 
     /** The value a script gets for {@code value}: a view for a container, a JavaScript primitive otherwise. */
     static Object of(JsonValue value) {
@@ -74,18 +107,20 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         return v; // objects, null, undefined, other numbers: JSON.stringify decides when the result is built
     }
 
-    /** The member or element read back: a JSON value still untouched becomes a view (kept) or a primitive. */
-    private static Object read(Object stored) {
-        return stored instanceof JsonValue json ? of(json) : stored;
+    /**
+     * A member or element for the script: a container read for the first time becomes a view of this one, kept in
+     * its place by {@code keep}, so that every read gives the same view.
+     */
+    final Object guest(Object stored, Object slot, java.util.function.Consumer<Object> keep) {
+        if (!(stored instanceof JsonValue json)) {
+            return stored;
+        }
+        Object value = of(json, this, slot);
+        if (value instanceof JsonView) {
+            keep.accept(value);
+        }
+        return value;
     }
-
-    /** Where the view was made: a view found elsewhere in the result was moved (or aliased) by the script. */
-    JsonView parent();
-
-    Object slot();
-
-    /** The tree with the script's changes; {@code base} if none. */
-    JsonValue json(Materializer m) throws RuleRuntime.ScriptError;
 
     /** An object member's key order as JavaScript keeps it: array indices first, ascending, then insertion order. */
     private static String[] jsOrder(String[] keys) {
@@ -125,30 +160,16 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
     }
 
     /** A JSON object; its members are copied into a map at the first write or container read. */
-    final class ObjectView implements JsonView, ProxyObject {
+    static final class ObjectView extends JsonView implements ProxyObject {
         private final JsonObject base;
-        private final JsonView parent;
-        private final Object slot;
         /** Members as JSON values (untouched), views or guest values; null until needed. */
         private LinkedHashMap<String, Object> members;
-        private boolean written;
-        private boolean building;
 
         ObjectView(JsonObject base, JsonView parent, Object slot) {
+            super(parent, slot);
             this.base = base;
-            this.parent = parent;
-            this.slot = slot;
         }
 
-        @Override
-        public JsonView parent() {
-            return parent;
-        }
-
-        @Override
-        public Object slot() {
-            return slot;
-        }
 
         private LinkedHashMap<String, Object> members() {
             if (members == null) {
@@ -159,13 +180,7 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public Object getMember(String key) {
-            Object stored = members == null ? base.get(key) : members.get(key);
-            if (stored instanceof JsonObject || stored instanceof JsonArray) {
-                Object view = JsonView.of((JsonValue) stored, this, key);
-                members().put(key, view);
-                return view;
-            }
-            return read(stored);
+            return guest(members == null ? base.get(key) : members.get(key), key, view -> members().put(key, view));
         }
 
         @Override
@@ -192,69 +207,44 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         }
 
         @Override
-        public JsonValue json(Materializer m) throws RuleRuntime.ScriptError {
+        JsonValue build(Materializer m) throws RuleRuntime.ScriptError {
             if (members == null) {
                 return base;
             }
-            m.enter(this);
-            building = true;
-            try {
-                JsonObject out = base;
-                if (written) {
-                    for (String key : base.keySet()) {
-                        if (!members.containsKey(key)) {
-                            out = JsonTree.without(out, key);
-                        }
+            JsonObject out = base;
+            if (written) {
+                for (String key : base.keySet()) {
+                    if (!members.containsKey(key)) {
+                        out = JsonTree.without(out, key);
                     }
                 }
-                for (Map.Entry<String, Object> e : members.entrySet()) {
-                    Object stored = e.getValue();
-                    if (stored instanceof JsonValue same && same == base.get(e.getKey())) {
-                        continue;
-                    }
-                    JsonValue value = m.value(stored, this, e.getKey());
-                    if (value == null) {
-                        out = JsonTree.without(out, e.getKey()); // undefined, a function: JSON.stringify drops it
-                    } else if (value != base.get(e.getKey())) {
-                        out = JsonTree.with(out, e.getKey(), value);
-                    }
-                }
-                return out;
-            } finally {
-                building = false;
-                m.leave();
             }
-        }
-
-        boolean building() {
-            return building;
+            for (Map.Entry<String, Object> e : members.entrySet()) {
+                Object stored = e.getValue();
+                if (stored instanceof JsonValue same && same == base.get(e.getKey())) {
+                    continue;
+                }
+                JsonValue value = m.value(stored, this, e.getKey());
+                if (value == null) {
+                    out = JsonTree.without(out, e.getKey()); // undefined, a function: JSON.stringify drops it
+                } else if (value != base.get(e.getKey())) {
+                    out = JsonTree.with(out, e.getKey(), value);
+                }
+            }
+            return out;
         }
     }
 
     /** A JSON array; its elements are copied into a list at the first write or container read. */
-    final class ArrayView implements JsonView, ProxyArray {
+    static final class ArrayView extends JsonView implements ProxyArray {
         private final JsonArray base;
-        private final JsonView parent;
-        private final Object slot;
         private ArrayList<Object> items;
-        private boolean written;
-        private boolean building;
 
         ArrayView(JsonArray base, JsonView parent, Object slot) {
+            super(parent, slot);
             this.base = base;
-            this.parent = parent;
-            this.slot = slot;
         }
 
-        @Override
-        public JsonView parent() {
-            return parent;
-        }
-
-        @Override
-        public Object slot() {
-            return slot;
-        }
 
         private ArrayList<Object> items() {
             if (items == null) {
@@ -269,13 +259,7 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
                 throw new ArrayIndexOutOfBoundsException((int) Math.min(index, Integer.MAX_VALUE));
             }
             int i = (int) index;
-            Object stored = items == null ? base.get(i) : items.get(i);
-            if (stored instanceof JsonObject || stored instanceof JsonArray) {
-                Object view = JsonView.of((JsonValue) stored, this, i);
-                items().set(i, view);
-                return view;
-            }
-            return read(stored);
+            return guest(items == null ? base.get(i) : items.get(i), i, view -> items().set(i, view));
         }
 
         @Override
@@ -312,31 +296,20 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         }
 
         @Override
-        public JsonValue json(Materializer m) throws RuleRuntime.ScriptError {
+        JsonValue build(Materializer m) throws RuleRuntime.ScriptError {
             if (items == null) {
                 return base;
             }
-            m.enter(this);
-            building = true;
-            try {
-                boolean same = !written;
-                var out = new ArrayList<JsonValue>(items.size());
-                for (int i = 0; i < items.size(); i++) {
-                    Object stored = items.get(i);
-                    JsonValue value = stored instanceof JsonValue json && (!written || i < base.size() && json == base.get(i)) ? json
-                            : m.value(stored, this, i);
-                    out.add(value == null ? JsonValue.NULL : value); // JSON.stringify writes undefined as null
-                    same &= i < base.size() && out.get(i) == base.get(i);
-                }
-                return same && out.size() == base.size() ? base : JsonTree.array(out);
-            } finally {
-                building = false;
-                m.leave();
+            boolean same = !written;
+            var out = new ArrayList<JsonValue>(items.size());
+            for (int i = 0; i < items.size(); i++) {
+                Object stored = items.get(i);
+                JsonValue value = stored instanceof JsonValue json && (!written || i < base.size() && json == base.get(i))
+                        ? json : m.value(stored, this, i);
+                out.add(value == null ? JsonValue.NULL : value); // JSON.stringify writes undefined as null
+                same &= i < base.size() && out.get(i) == base.get(i);
             }
-        }
-
-        boolean building() {
-            return building;
+            return same && out.size() == base.size() ? base : JsonTree.array(out);
         }
     }
 
@@ -345,7 +318,7 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
      * the text it adds (guest values, views moved elsewhere) counts against the returned value's bound, and a
      * view inside itself is the circular structure {@code JSON.stringify} refuses.
      */
-    final class Materializer {
+    static final class Materializer {
         private final Value stringify;
         private final int maxChars;
         private int chars;
@@ -362,8 +335,7 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         }
 
         private void enter(JsonView view) throws RuleRuntime.ScriptError {
-            boolean inside = view instanceof ObjectView o ? o.building() : ((ArrayView) view).building();
-            if (inside) {
+            if (view.building) {
                 throw new RuleRuntime.ScriptError("TypeError: Converting circular structure to JSON");
             }
             if (++depth > MAX_DEPTH) {
@@ -381,7 +353,7 @@ sealed interface JsonView permits JsonView.ObjectView, JsonView.ArrayView {
          * writes its numbers as JavaScript does ({@code 1.0} as {@code 1}), as the text crossing did.
          */
         private JsonValue value(Object stored, JsonView holder, Object slot) throws RuleRuntime.ScriptError {
-            if (stored instanceof JsonView view && view.parent() == holder && view.slot().equals(slot)) {
+            if (stored instanceof JsonView view && view.at(holder, slot)) {
                 return view.json(this);
             }
             if (stored instanceof JsonValue json && !(json instanceof JsonNumber) && !(json instanceof JsonObject)
