@@ -32,6 +32,23 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
     /** Levels the result may nest, as a request body's parser allows (views placed inside views). */
     static final int MAX_DEPTH = 1000;
 
+    /**
+     * The views of one call, released when it ends: a script that keeps {@code obj} in a global must not keep the
+     * request's tree alive (it was never allocated by the sandbox, so its life's bound would not count it).
+     */
+    static final class Scope {
+        private final List<JsonView> views = new ArrayList<>();
+        private boolean closed;
+
+        /** Ends the call: its views let go of the tree, and any later use of one fails. */
+        void close() {
+            closed = true;
+            views.forEach(JsonView::release);
+            views.clear();
+        }
+    }
+
+    private final Scope scope;
     /** Where the view was made: a view found elsewhere in the result was moved (or aliased) by the script. */
     private final JsonView parent;
     private final Object slot;
@@ -40,9 +57,22 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
     /** Set while the result is built from this view: meeting it again is a circular structure. */
     private boolean building;
 
-    private JsonView(JsonView parent, Object slot) {
+    private JsonView(Scope scope, JsonView parent, Object slot) {
+        this.scope = scope;
         this.parent = parent;
         this.slot = slot;
+        scope.views.add(this);
+    }
+
+    /** Drops the tree and the script's changes. */
+    abstract void release();
+
+    /** Fails the use of a view after its call (kept in a global): the tree it showed is gone. */
+    final void live() {
+        if (scope.closed) {
+            throw new IllegalStateException("the object of an earlier call is not kept after it: copy what a later"
+                    + " call needs into the state");
+        }
     }
 
     /** The view's base with the script's changes (building it within {@link #json}). */
@@ -65,16 +95,16 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         return parent == holder && this.slot.equals(slot);
     }
 
-    /** The value a script gets for {@code value}: a view for a container, a JavaScript primitive otherwise. */
-    static Object of(JsonValue value) {
-        return of(value, null, null);
+    /** The value a script gets for {@code value} in a call: a view for a container, a JavaScript primitive otherwise. */
+    static Object of(JsonValue value, Scope scope) {
+        return of(value, scope, null, null);
     }
 
-    private static Object of(JsonValue value, JsonView parent, Object slot) {
+    private static Object of(JsonValue value, Scope scope, JsonView parent, Object slot) {
         return switch (value) {
             case null -> null;
-            case JsonObject o -> new ObjectView(o, parent, slot);
-            case JsonArray a -> new ArrayView(a, parent, slot);
+            case JsonObject o -> new ObjectView(o, scope, parent, slot);
+            case JsonArray a -> new ArrayView(a, scope, parent, slot);
             case JsonString s -> s.getString();
             case JsonNumber n -> number(n);
             default -> value == JsonValue.TRUE ? Boolean.TRUE : value == JsonValue.FALSE ? Boolean.FALSE : null;
@@ -115,7 +145,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
         if (!(stored instanceof JsonValue json)) {
             return stored;
         }
-        Object value = of(json, this, slot);
+        Object value = of(json, scope, this, slot);
         if (value instanceof JsonView) {
             keep.accept(value);
         }
@@ -161,13 +191,19 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
     /** A JSON object; its members are copied into a map at the first write or container read. */
     static final class ObjectView extends JsonView implements ProxyObject {
-        private final JsonObject base;
+        private JsonObject base;
         /** Members as JSON values (untouched), views or guest values; null until needed. */
         private LinkedHashMap<String, Object> members;
 
-        ObjectView(JsonObject base, JsonView parent, Object slot) {
-            super(parent, slot);
+        ObjectView(JsonObject base, Scope scope, JsonView parent, Object slot) {
+            super(scope, parent, slot);
             this.base = base;
+        }
+
+        @Override
+        void release() {
+            base = null;
+            members = null;
         }
 
 
@@ -180,28 +216,33 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public Object getMember(String key) {
+            live();
             return guest(members == null ? base.get(key) : members.get(key), key, view -> members().put(key, view));
         }
 
         @Override
         public Object getMemberKeys() {
+            live();
             return ProxyArray.fromArray((Object[]) jsOrder(
                     (members == null ? base.keySet() : members.keySet()).toArray(String[]::new)));
         }
 
         @Override
         public boolean hasMember(String key) {
+            live();
             return members == null ? base.containsKey(key) : members.containsKey(key);
         }
 
         @Override
         public void putMember(String key, Value value) {
+            live();
             written = true;
             members().put(key, stored(value));
         }
 
         @Override
         public boolean removeMember(String key) {
+            live();
             written = true;
             return members().remove(key) != null;
         }
@@ -237,12 +278,18 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
     /** A JSON array; its elements are copied into a list at the first write or container read. */
     static final class ArrayView extends JsonView implements ProxyArray {
-        private final JsonArray base;
+        private JsonArray base;
         private ArrayList<Object> items;
 
-        ArrayView(JsonArray base, JsonView parent, Object slot) {
-            super(parent, slot);
+        ArrayView(JsonArray base, Scope scope, JsonView parent, Object slot) {
+            super(scope, parent, slot);
             this.base = base;
+        }
+
+        @Override
+        void release() {
+            base = null;
+            items = null;
         }
 
 
@@ -255,6 +302,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public Object get(long index) {
+            live();
             if (index < 0 || index >= getSize()) {
                 throw new ArrayIndexOutOfBoundsException((int) Math.min(index, Integer.MAX_VALUE));
             }
@@ -264,6 +312,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public void set(long index, Value value) {
+            live();
             if (index < 0 || index >= MAX_ELEMENTS) {
                 throw new ArrayIndexOutOfBoundsException("index " + index + " is past the sandbox's bound of "
                         + MAX_ELEMENTS + " elements per array");
@@ -282,6 +331,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public boolean remove(long index) {
+            live();
             if (index < 0 || index >= getSize()) {
                 return false;
             }
@@ -292,6 +342,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
 
         @Override
         public long getSize() {
+            live();
             return items == null ? base.size() : items.size();
         }
 
@@ -320,12 +371,14 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
      */
     static final class Materializer {
         private final Value stringify;
+        private final Scope scope;
         private final int maxChars;
         private int chars;
         private int depth;
 
-        Materializer(Value stringify, int usedChars, int maxChars) {
+        Materializer(Value stringify, Scope scope, int usedChars, int maxChars) {
             this.stringify = stringify;
+            this.scope = scope;
             this.chars = usedChars;
             this.maxChars = maxChars;
         }
@@ -361,7 +414,7 @@ abstract sealed class JsonView permits JsonView.ObjectView, JsonView.ArrayView {
                 count(json.toString().length()); // a string or literal the script wrote
                 return json;
             }
-            Value text = stringify.execute(stored instanceof JsonValue json ? of(json) : stored);
+            Value text = stringify.execute(stored instanceof JsonValue json ? of(json, scope) : stored);
             if (text.isNull()) {
                 return null;
             }

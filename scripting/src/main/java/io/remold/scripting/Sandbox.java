@@ -181,16 +181,22 @@ final class Sandbox implements AutoCloseable {
     Returned invoke(Value fn, String params, String op, JsonValue obj, JsonValue old, String state, boolean writable)
             throws RuleRuntime.ScriptError {
         context.resetLimits();
-        Value out = invoker.execute(fn, params, op, JsonView.of(obj), JsonView.of(old), state, writable);
-        String text = out.getArrayElement(0).asString();
-        JsonValue value = parse(text);
-        Value result = out.getArrayElement(1);
-        if (!result.isNull()) {
-            JsonView.ObjectView view = result.asProxyObject();
-            value = JsonTree.with((JsonObject) value, "Result",
-                    new JsonView.Materializer(stringify, text.length(), MAX_RESULT_CHARS).json(view));
+        var scope = new JsonView.Scope();
+        try {
+            Value out = invoker.execute(fn, params, op, JsonView.of(obj, scope), JsonView.of(old, scope), state,
+                    writable);
+            String text = out.getArrayElement(0).asString();
+            JsonValue value = parse(text);
+            Value result = out.getArrayElement(1);
+            if (!result.isNull()) {
+                JsonView.ObjectView view = result.asProxyObject();
+                value = JsonTree.with((JsonObject) value, "Result",
+                        new JsonView.Materializer(stringify, scope, text.length(), MAX_RESULT_CHARS).json(view));
+            }
+            return new Returned(value, parse(out.getArrayElement(2).asString()) instanceof JsonObject o ? o : null);
+        } finally {
+            scope.close();
         }
-        return new Returned(value, parse(out.getArrayElement(2).asString()) instanceof JsonObject o ? o : null);
     }
 
     private static JsonValue parse(String json) {

@@ -9,6 +9,7 @@ import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Value;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -101,6 +102,27 @@ class JsonViewTest {
         JsonValue result = ((JsonObject) expected).get("Result");
         assertThat(d.patch(), equalTo(Engine.diff(OBJECT, Reconcile.keep(OBJECT, result))));
         assertThat("every case changes something", d.patch(), not(hasSize(0)));
+    }
+
+    /**
+     * A view kept in a global does not keep the request's tree: the sandbox never allocated it, so its life's bound
+     * would not see a script hoarding one tree per call. The next call's use of it fails, naming why.
+     */
+    @Test
+    void anObjectKeptInAGlobalIsReleasedWhenItsCallEnds() {
+        ScriptRule rule = rule("ClusterJsAdmission", null, "hoard", null, """
+                var kept = null;
+                function jsa_validate(op, obj) {
+                  const before = kept;
+                  kept = obj.spec;
+                  return {Allowed: before === null, Message: before === null ? '' : String(before.replicas)};
+                }""");
+        Engine engine = engine(HOST, rule);
+        assertThat(engine.validate(create(OBJECT)).rejections(), hasSize(0));
+        Decision second = engine.validate(create(OBJECT));
+        assertThat(second.rejections(), hasSize(1));
+        assertThat(second.rejections().getFirst().message(),
+                containsString("the object of an earlier call is not kept after it"));
     }
 
     @ParameterizedTest
