@@ -49,7 +49,8 @@ RUN ./mvnw -B -q -DskipTests -pl server,certgen -am clean package \
  && cp server/target/remold-server.jar certgen/target/remold-certgen.jar /out/ \
  && cp server/target/remold-server.cdx.json /out/sbom.cdx.json \
  && cp server/target/libs/*.jar /out/libs/ \
- && cp certgen/target/libs/*.jar /out/libs/
+ && cp certgen/target/libs/*.jar /out/libs/ \
+ && cp -r server/target/graal-compiler /out/graal-compiler
 
 FROM ${RUNTIME_IMAGE}
 # The uid/gid the installer's pods run as (runAsUser 65532), with no shell login and no home to write; written
@@ -81,6 +82,8 @@ RUN cd /tmp/training \
 USER 65532:65532
 WORKDIR /app
 EXPOSE 8443
+# Script rules at compiled speed (opt-in, about 90 MiB more RSS: docs/scripts.md): JAVA_TOOL_OPTIONS="-XX:+UnlockExperimentalVMOptions
+# -XX:+EnableJVMCI --upgrade-module-path=/app/graal-compiler" plus the installer's own, and a memory limit to match.
 # `serve` is the default command; `docker run IMAGE eval ...` runs the offline evaluator instead.
 # The certificate job: java -jar /app/remold-certgen.jar [options]
 ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-XX:MaxNewSize=24m", "-Xss512k", "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=1000", \

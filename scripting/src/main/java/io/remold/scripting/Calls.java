@@ -22,7 +22,8 @@ import java.util.logging.Logger;
  * thread, an informer's thread) waits at most until the call's deadline; the watchdog cancels the call's context at
  * the deadline, or as soon as the thread running it has allocated more than the bound since the call began
  * (sampled every {@value #TICK_MILLIS} ms through {@link com.sun.management.ThreadMXBean}: GraalJS community
- * edition has no heap limit per context). The watchdog ticks only while calls run: an idle host costs no CPU. Calls
+ * edition has no heap limit per context). The watchdog ticks only while calls run, and one tick after (scheduling the
+ * ticks per call cost a wake-up of the watchdog per call): an idle host costs no CPU. Calls
  * never run on the caller's thread, so a request without scripts never waits for one, and at most {@code threads}
  * calls run at once.
  *
@@ -287,7 +288,7 @@ final class Calls implements AutoCloseable {
         }
     }
 
-    /** Stops watching {@code call}, and stops the ticks if it was the last one; a given-up thread is back. */
+    /** Stops watching {@code call}; a given-up thread is back. */
     private synchronized void finished(Running call) {
         if (call.abandoned) {
             abandoned--;
@@ -296,7 +297,12 @@ final class Calls implements AutoCloseable {
             LOG.info("a script thread given up " + (System.nanoTime() - call.stoppedAt) / 1_000_000
                     + " ms after its call was stopped has ended");
         }
-        if (running.remove(call) && running.isEmpty() && ticking != null) {
+        running.remove(call); // the ticks stop at the next one that finds no call: not scheduled again per call
+    }
+
+    /** Stops the ticks if no call runs: a tick's last act once the calls have ended. */
+    private synchronized void stopTicksIfIdle() {
+        if (running.isEmpty() && ticking != null) {
             ticking.cancel(false);
             ticking = null;
         }
@@ -327,6 +333,10 @@ final class Calls implements AutoCloseable {
     }
 
     private void check() {
+        if (running.isEmpty()) {
+            stopTicksIfIdle();
+            return;
+        }
         long now = System.nanoTime();
         for (Running call : running) {
             Thread thread = call.thread;

@@ -1,14 +1,9 @@
 package io.remold.scripting;
 
-import io.remold.json.JsonTree;
-import jakarta.json.JsonArray;
-import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
-import org.graalvm.polyglot.Value;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,27 +69,6 @@ final class RuleRuntime {
         }
     }
 
-    /**
-     * A JSON value's text, made when a call first needs it and reused by the calls after: one request's rules share
-     * the object's. Not thread-safe (one request's or one event's calls run one after another).
-     */
-    static final class JsonText {
-        static final JsonText NONE = new JsonText(null);
-        private final JsonValue value;
-        private String text;
-
-        JsonText(JsonValue value) {
-            this.value = value;
-        }
-
-        String text() {
-            if (text == null && value != null) {
-                text = value.toString();
-            }
-            return text;
-        }
-    }
-
     private static final class Pooled {
         Sandbox sandbox;
         int calls;
@@ -130,24 +104,18 @@ final class RuleRuntime {
         state = json;
     }
 
-    /** What a call returned: the function's value (JSON null for undefined). */
-    record Returned(JsonValue value) {
-    }
-
     /**
      * Calls {@code function} if the script has it (null if not): parameters by name, {@code state} writable when the
      * function names {@code sync} (or always, for jsa_init), under this rule's lock. Throws {@link Calls.Failed} or
      * {@link ScriptError} with why.
      */
-    Returned call(String function, String op, JsonText obj, JsonText old, long deadlineNanos)
+    Sandbox.Returned call(String function, String op, JsonValue obj, JsonValue old, long deadlineNanos)
             throws Calls.Failed, ScriptError {
         Shape shape = shapes.get(function);
         if (shape == null) {
             return null;
         }
         boolean sync = shape.sync();
-        String objText = shape.obj() ? obj.text() : null;
-        String oldText = shape.old() ? old.text() : null;
         if (sync) {
             try {
                 if (!lock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -160,12 +128,12 @@ final class RuleRuntime {
         }
         try {
             String stateText = shape.state() ? state : null;
-            String out = run(shape.index(), shape.params(), op, objText, oldText, stateText, sync, deadlineNanos);
-            JsonArray pair = (JsonArray) JsonTree.parse(out.getBytes(StandardCharsets.UTF_8));
-            if (sync && shape.state() && pair.get(1) instanceof JsonObject next) {
-                state = next.toString();
+            Sandbox.Returned out = run(shape.index(), shape.params(), op, shape.obj() ? obj : null,
+                    shape.old() ? old : null, stateText, sync, deadlineNanos);
+            if (sync && shape.state() && out.state() != null) {
+                state = out.state().toString();
             }
-            return new Returned(pair.get(0));
+            return out;
         } finally {
             if (sync) {
                 lock.unlock();
@@ -181,8 +149,8 @@ final class RuleRuntime {
         run(-1, "", null, null, null, null, false, deadlineNanos);
     }
 
-    private String run(int index, String params, String op, String obj, String old, String stateText,
-                       boolean writable, long deadlineNanos) throws Calls.Failed, ScriptError {
+    private Sandbox.Returned run(int index, String params, String op, JsonValue obj, JsonValue old,
+                                 String stateText, boolean writable, long deadlineNanos) throws Calls.Failed, ScriptError {
         String broken = topLevelFailed;
         if (broken != null) {
             throw new ScriptError("its top level failed, so the script is not run again until the rule changes: "
@@ -211,8 +179,8 @@ final class RuleRuntime {
      * One call on the script thread: an idle sandbox or a new one, disposed of here too (the caller may have stopped
      * waiting). What it allocates from loading on counts towards its life's bound.
      */
-    private String runIn(Calls.Running call, int index, String params, String op, String obj, String old,
-                         String stateText, boolean writable) {
+    private Sandbox.Returned runIn(Calls.Running call, int index, String params, String op, JsonValue obj,
+                                   JsonValue old, String stateText, boolean writable) throws ScriptError {
         Pooled p = idle.pollFirst();
         boolean ok = false;
         try {
@@ -236,7 +204,7 @@ final class RuleRuntime {
                 }
                 p.allocated += Calls.allocatedByThisThread() - before;
             }
-            String out = null;
+            Sandbox.Returned out = null;
             if (index >= 0) {
                 long before = Calls.allocatedByThisThread();
                 p.logLines = 0;
@@ -310,6 +278,9 @@ final class RuleRuntime {
         }
 
         static ScriptError of(Throwable t) {
+            if (t instanceof ScriptError e) {
+                return e;
+            }
             if (t instanceof PolyglotException p) {
                 String where = p.getSourceLocation() == null ? ""
                         : " (line " + p.getSourceLocation().getStartLine() + ")";

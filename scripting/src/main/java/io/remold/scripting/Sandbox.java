@@ -1,5 +1,8 @@
 package io.remold.scripting;
 
+import io.remold.json.JsonTree;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.EnvironmentAccess;
@@ -13,6 +16,7 @@ import org.graalvm.polyglot.io.IOAccess;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 
 /**
@@ -34,9 +38,12 @@ final class Sandbox implements AutoCloseable {
     static final int MAX_STATE_CHARS = 1 << 20;
     /** Characters of a call's returned value as JSON text (4 Mi): above a mutation of the largest body. */
     static final int MAX_RESULT_CHARS = 4 << 20;
-    /** Runs a managed function: parameters by name, JSON in and out (nothing of the host is handed over). */
+    /**
+     * Runs a managed function: parameters by name, the object as a view ({@link JsonView}), the rest as JSON text
+     * (nothing else of the host is handed over).
+     */
     private static final Source INVOKER = Source.newBuilder(LANGUAGE, """
-            (function (log, maxState, maxResult) {
+            (function (log, isView, maxState, maxResult) {
               'use strict';
               delete globalThis.Java; // inert without host access, but not part of the sandbox's language
               const parse = JSON.parse, stringify = JSON.stringify, freeze = Object.freeze;
@@ -68,17 +75,22 @@ final class Sandbox implements AutoCloseable {
               globalThis.jsa_logf = function (fmt, ...s) { log('info', format(fmt, s)); };
               globalThis.jsa_debug = function (...s) { log('debug', s.map(text).join(' ')); };
               globalThis.jsa_debugf = function (fmt, ...s) { log('debug', format(fmt, s)); };
-              return function invoke(fn, params, op, objText, oldText, stateText, writable) {
+              const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+              // obj and old are views over the request's tree (JsonView): a Result that is one is built on the host,
+              // sharing what the script left untouched; anything else crosses as JSON text.
+              function invoke(fn, params, op, obj, old, stateText, writable) {
                 const state = stateText == null ? undefined
                     : (writable ? parse(stateText) : deepFreeze(parse(stateText)));
-                const values = {
-                  op: op, sync: writable, state: state,
-                  obj: objText == null ? null : parse(objText),
-                  old: oldText == null ? null : parse(oldText)
-                };
+                const values = {op: op, sync: writable, state: state, obj: obj, old: old};
                 const args = params === '' ? [] : params.split(',').map(p => values[p]);
                 const r = fn.apply(undefined, args);
-                const out = stringify(r === undefined ? null : r);
+                let shown = r === undefined ? null : r, result = null;
+                if (r !== null && typeof r === 'object' && typeof r.toJSON !== 'function' && hasOwn(r, 'Result')
+                    && isView(r.Result)) {
+                  result = r.Result;
+                  shown = {...r, Result: null};
+                }
+                const out = stringify(shown);
                 if (out.length > maxResult) {
                   throw new RangeError('the returned value is ' + out.length
                       + ' characters of JSON, over the bound of ' + maxResult);
@@ -88,12 +100,15 @@ final class Sandbox implements AutoCloseable {
                   throw new RangeError('the state grew to ' + next.length
                       + ' characters of JSON, over the bound of ' + maxState + '; it is unchanged');
                 }
-                return '[' + out + ',' + next + ']';
-              };
+                return [out, result, next];
+              }
+              return [invoke, v => stringify(v)];
             })""", "remold-invoker.js").buildLiteral();
 
     private final Context context;
     private final Value invoker;
+    /** {@code JSON.stringify} in this context: what a script stored into a view becomes JSON through it. */
+    private final Value stringify;
     private Value[] functions;
 
     /** A context with the runtime's own functions and no script yet. */
@@ -127,7 +142,11 @@ final class Sandbox implements AutoCloseable {
                 log.accept(args[0].asString(), args[1].asString());
                 return null;
             };
-            this.invoker = context.eval(INVOKER).execute(callback, MAX_STATE_CHARS, MAX_RESULT_CHARS);
+            ProxyExecutable isView = args -> args[0].isProxyObject()
+                    && args[0].asProxyObject() instanceof JsonView.ObjectView;
+            Value functions = context.eval(INVOKER).execute(callback, isView, MAX_STATE_CHARS, MAX_RESULT_CHARS);
+            this.invoker = functions.getArrayElement(0);
+            this.stringify = functions.getArrayElement(1);
         } catch (RuntimeException e) {
             context.close(true);
             throw e;
@@ -154,10 +173,34 @@ final class Sandbox implements AutoCloseable {
         return functions[index];
     }
 
-    /** Calls {@code fn}; the JSON text of {@code [returned value, state after the call or null]}. */
-    String invoke(Value fn, String params, String op, String obj, String old, String state, boolean writable) {
+    /** What a call returned (JSON null for undefined) and the state after it (null if not written). */
+    record Returned(JsonValue value, JsonObject state) {
+    }
+
+    /** Calls {@code fn} with views of {@code obj} and {@code old} (either may be null) and the state's JSON text. */
+    Returned invoke(Value fn, String params, String op, JsonValue obj, JsonValue old, String state, boolean writable)
+            throws RuleRuntime.ScriptError {
         context.resetLimits();
-        return invoker.execute(fn, params, op, obj, old, state, writable).asString();
+        var scope = new JsonView.Scope();
+        try {
+            Value out = invoker.execute(fn, params, op, JsonView.of(obj, scope), JsonView.of(old, scope), state,
+                    writable);
+            String text = out.getArrayElement(0).asString();
+            JsonValue value = parse(text);
+            Value result = out.getArrayElement(1);
+            if (!result.isNull()) {
+                JsonView.ObjectView view = result.asProxyObject();
+                value = JsonTree.with((JsonObject) value, "Result",
+                        new JsonView.Materializer(stringify, scope, text.length(), MAX_RESULT_CHARS).json(view));
+            }
+            return new Returned(value, parse(out.getArrayElement(2).asString()) instanceof JsonObject o ? o : null);
+        } finally {
+            scope.close();
+        }
+    }
+
+    private static JsonValue parse(String json) {
+        return JsonTree.parse(json.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Stops a call running on another thread; the sandbox is unusable afterwards. */
@@ -188,6 +231,8 @@ final class Sandbox implements AutoCloseable {
 
     /** The shared engine, created when the first script is loaded: servers without scripts never load GraalJS. */
     static final class Engines {
+        /** {@link Engine#getImplementationName()} without a Truffle compiler. */
+        static final String INTERPRETED = "Interpreted";
         private static final Engine SHARED = Engine.newBuilder(LANGUAGE)
                 .option("engine.WarnInterpreterOnly", "false")
                 .out(OutputStream.nullOutputStream())
@@ -195,17 +240,32 @@ final class Sandbox implements AutoCloseable {
                 .build();
 
         static {
+            java.util.logging.Logger.getLogger(Scripts.class.getName()).info(describe(SHARED.getImplementationName(),
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+                            .contains("-XX:+EnableJVMCI")));
             // The engine's first script allocates about 8 MiB of its own: paid here, not counted against a rule's
             // sandbox (whose life's allocation bounds what it may keep).
             try (var first = new Sandbox(ScriptLimits.defaults(), (level, text) -> { })) {
                 first.load(Source.create(LANGUAGE,
                         "function jsa_validate(obj) { return {Allowed: obj.kind == 'x'}; }"),
                         new String[] {Signatures.VALIDATE});
-                first.invoke(first.function(0), "obj", "CREATE", "{\"kind\":\"Pod\"}", null, null, false);
+                first.invoke(first.function(0), "obj", "CREATE", JsonValue.EMPTY_JSON_OBJECT, null, null, false);
+            } catch (RuleRuntime.ScriptError e) {
+                throw new IllegalStateException(e);
             }
         }
 
         private Engines() {
+        }
+
+        /** The log line naming the runtime scripts run on, and why it is the interpreter when it is. */
+        static String describe(String implementation, boolean jvmci) {
+            if (!implementation.equals(INTERPRETED)) {
+                return "script rules run on GraalJS with its optimizing runtime (" + implementation + ")";
+            }
+            return "script rules run on GraalJS in interpreter mode: " + (jvmci
+                    ? "JVMCI is enabled but Graal's compiler is not on the upgrade module path"
+                    : "the JVM was started without JVMCI") + " (REMOLD_SCRIPT_COMPILER=1, docs/scripts.md)";
         }
 
         static Engine shared() {

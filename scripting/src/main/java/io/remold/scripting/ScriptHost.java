@@ -162,8 +162,7 @@ public final class ScriptHost implements AutoCloseable {
         try {
             // Creating the first contexts is slow while the interpreter warms up: not within a request's deadline.
             runtime.warm(end);
-            runtime.call(Signatures.INIT, null, RuleRuntime.JsonText.NONE, RuleRuntime.JsonText.NONE,
-                    Math.min(deadline(), end));
+            runtime.call(Signatures.INIT, null, null, null, Math.min(deadline(), end));
         } catch (Calls.Failed | RuleRuntime.ScriptError e) {
             failure = "loading the script or jsa_init failed: " + e.getMessage();
             LOG.warning(rule.id() + ": " + failure + "; the state starts empty");
@@ -185,7 +184,7 @@ public final class ScriptHost implements AutoCloseable {
                     return Optional.of(failure);
                 }
                 if (receives(rule, resource, object)) {
-                    created(runtime, object, new RuleRuntime.JsonText(object));
+                    created(runtime, object);
                 }
             }
         }
@@ -199,10 +198,9 @@ public final class ScriptHost implements AutoCloseable {
 
     /** An object of {@code resource} (plural) was created (or listed). */
     public void created(String resource, JsonObject object) {
-        var text = new RuleRuntime.JsonText(object);
         for (RuleRuntime r : current()) {
             if (receives(r.rule, resource, object)) {
-                created(r, object, text);
+                created(r, object);
             }
         }
     }
@@ -212,26 +210,23 @@ public final class ScriptHost implements AutoCloseable {
         if (old != null && resourceVersion(old) != null && resourceVersion(old).equals(resourceVersion(object))) {
             return;
         }
-        var text = new RuleRuntime.JsonText(object);
-        var oldText = new RuleRuntime.JsonText(old);
         for (RuleRuntime r : current()) {
             if (!receives(r.rule, resource, object)) {
                 continue;
             }
             if (r.known.add(key(object))) {
-                event(r, Signatures.CREATED, object, text, RuleRuntime.JsonText.NONE); // its creation was missed
+                event(r, Signatures.CREATED, object, null); // its creation was missed
             } else {
-                event(r, Signatures.UPDATED, object, text, oldText);
+                event(r, Signatures.UPDATED, object, old);
             }
         }
     }
 
     /** An object of {@code resource} was deleted. */
     public void deleted(String resource, JsonObject object) {
-        var text = new RuleRuntime.JsonText(object);
         for (RuleRuntime r : current()) {
             if (receives(r.rule, resource, object) && r.known.remove(key(object))) {
-                event(r, Signatures.DELETED, object, text, RuleRuntime.JsonText.NONE);
+                event(r, Signatures.DELETED, object, null);
             }
         }
     }
@@ -249,17 +244,16 @@ public final class ScriptHost implements AutoCloseable {
                 && ns.getString().equals(rule.namespace());
     }
 
-    private void created(RuleRuntime r, JsonObject object, RuleRuntime.JsonText text) {
+    private void created(RuleRuntime r, JsonObject object) {
         if (r.known.add(key(object))) {
-            event(r, Signatures.CREATED, object, text, RuleRuntime.JsonText.NONE);
+            event(r, Signatures.CREATED, object, null);
         }
     }
 
-    /** Calls {@code function} with {@code object} (named in the log) as {@code text}, and {@code old}. */
-    private void event(RuleRuntime r, String function, JsonObject object, RuleRuntime.JsonText text,
-                       RuleRuntime.JsonText old) {
+    /** Calls {@code function} with {@code object} (named in the log) and {@code old}. */
+    private void event(RuleRuntime r, String function, JsonObject object, JsonObject old) {
         try {
-            r.call(function, null, text, old, deadline());
+            r.call(function, null, object, old, deadline());
         } catch (Calls.Failed | RuleRuntime.ScriptError e) {
             LOG.warning(r.rule.id() + ": " + function + " failed for " + key(object) + ", the state is unchanged: "
                     + e.getMessage());

@@ -48,8 +48,6 @@ public final class ScriptStage implements MutationStage, ValidationStage {
         AdmissionRequest request = context.request();
         long budget = Math.min(context.deadlineNanos(), ownBudget());
         JsonObject current = object;
-        var currentText = new RuleRuntime.JsonText(current);
-        var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
             if (!r.isStarted() || !r.rule.has(Signatures.MUTATE) || !applies(r.rule, request, current)) {
                 continue;
@@ -58,8 +56,8 @@ public final class ScriptStage implements MutationStage, ValidationStage {
             JsonValue applied = JsonValue.EMPTY_JSON_ARRAY;
             try {
                 spent(budget);
-                RuleRuntime.Returned returned = r.call(Signatures.MUTATE, request.operation().name(), currentText,
-                        oldText, deadline(budget));
+                Sandbox.Returned returned = r.call(Signatures.MUTATE, request.operation().name(), current,
+                        request.oldObject(), deadline(budget));
                 if (refused(returned.value())) {
                     context.rejections().add(rejection(r.rule, message(returned.value())));
                 } else if (returned.value() instanceof JsonObject answer && answer.get("Result") != null
@@ -70,7 +68,6 @@ public final class ScriptStage implements MutationStage, ValidationStage {
                         JsonObject next = (JsonObject) Reconcile.keep(current, result);
                         applied = Engine.diff(current, next);
                         current = next;
-                        currentText = new RuleRuntime.JsonText(current);
                     }
                 }
             } catch (Calls.Failed | RuleRuntime.ScriptError e) {
@@ -86,17 +83,14 @@ public final class ScriptStage implements MutationStage, ValidationStage {
     public void validate(JsonObject object, StageContext context) {
         AdmissionRequest request = context.request();
         long budget = Math.min(context.deadlineNanos(), ownBudget());
-        // Serialised once for all the rules, and only if one names it.
-        var objectText = new RuleRuntime.JsonText(object);
-        var oldText = new RuleRuntime.JsonText(request.oldObject());
         for (RuleRuntime r : rules) {
             if (!r.isStarted() || !r.rule.has(Signatures.VALIDATE) || !applies(r.rule, request, object)) {
                 continue;
             }
             try {
                 spent(budget);
-                RuleRuntime.Returned returned = r.call(Signatures.VALIDATE, request.operation().name(), objectText,
-                        oldText, deadline(budget));
+                Sandbox.Returned returned = r.call(Signatures.VALIDATE, request.operation().name(), object,
+                        request.oldObject(), deadline(budget));
                 if (refused(returned.value())) {
                     context.rejections().add(rejection(r.rule, message(returned.value())));
                     context.outcomes().add(new RuleOutcome(Scripts.FAMILY, r.rule.id(), 0, true, -1, null,

@@ -97,14 +97,14 @@ class ScriptIsolationTest {
                 }""");
         try (var calls = new Calls(ScriptsTest.GENEROUS)) {
             var runtime = new RuleRuntime(hoarder, calls, ScriptsTest.GENEROUS);
-            var pod = new RuleRuntime.JsonText(TEAM_A_POD);
+            var pod = TEAM_A_POD;
             for (int i = 0; i < 5; i++) {
-                runtime.call("jsa_validate", "CREATE", pod, RuleRuntime.JsonText.NONE, in(Duration.ofSeconds(30)));
+                runtime.call("jsa_validate", "CREATE", pod, null, in(Duration.ofSeconds(30)));
                 assertThat(runtime.idleSandboxes(), is(0));
             }
             var small = new RuleRuntime(rule("JsAdmission", "team-a", "small", null, ALLOW), calls,
                     ScriptsTest.GENEROUS);
-            small.call("jsa_validate", "CREATE", pod, RuleRuntime.JsonText.NONE, in(Duration.ofSeconds(30)));
+            small.call("jsa_validate", "CREATE", pod, null, in(Duration.ofSeconds(30)));
             assertThat(small.idleSandboxes(), is(1));
         }
     }
