@@ -83,7 +83,8 @@ USER 65532:65532
 WORKDIR /app
 EXPOSE 8443
 # Script rules at compiled speed (opt-in, about 90 MiB more RSS: docs/scripts.md): JAVA_TOOL_OPTIONS="-XX:+UnlockExperimentalVMOptions
-# -XX:+EnableJVMCI --upgrade-module-path=/app/graal-compiler" plus the installer's own, and a memory limit to match.
+# -XX:+EnableJVMCI --upgrade-module-path=/app/graal-compiler -Dpolyglot.engine.userResourceCache=/tmp/truffle" plus the
+# installer's own, and a memory limit to match; the runtime image needs the jdk.internal.vm.ci module.
 # `serve` is the default command; `docker run IMAGE eval ...` runs the offline evaluator instead.
 # The certificate job: java -jar /app/remold-certgen.jar [options]
 ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-XX:MaxNewSize=24m", "-Xss512k", "-XX:+UseCompactObjectHeaders", "-XX:TrimNativeHeapInterval=1000", \

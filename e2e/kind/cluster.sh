@@ -92,8 +92,9 @@ remold_bases() {
     # The machine's JDK may link its trust store to the system's (Debian does): the image gets the file itself.
     cp --remove-destination -L "$jdk/lib/security/cacerts" "$ctx/jdk/lib/security/cacerts"
     # The modules of a JRE; this JDK has no jmods, so jlink links from its run-time image and needs them named.
+    # jdk.internal.vm.ci: JVMCI, for script rules at compiled speed (opt-in, docs/scripts.md).
     "$jdk/bin/jlink" --add-modules "java.se,jdk.unsupported,jdk.management,jdk.crypto.cryptoki,jdk.crypto.ec,$(
-      )jdk.zipfs,jdk.naming.dns,jdk.jfr,jdk.localedata,jdk.net,jdk.httpserver" \
+      )jdk.zipfs,jdk.naming.dns,jdk.jfr,jdk.localedata,jdk.net,jdk.httpserver,jdk.internal.vm.ci" \
       --strip-debug --no-man-pages --no-header-files --output "$ctx/jre" >/dev/null
     cp --remove-destination -L "$jdk/lib/security/cacerts" "$ctx/jre/lib/security/cacerts"
     printf '%s\n' "FROM $debian AS base" \
