@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// run is what incluster.sh leaves in one run's folder: meta.json, load.json (load), webhooks.json (webhooks) and
+// usage.json (usage).
+type run struct {
+	Meta struct {
+		Contender string  `json:"contender"`
+		Rate      float64 `json:"rate"`
+		Round     int     `json:"round"`
+		// Namespace of the contender's pods; AdmissionPods the name prefix of those that serve the webhooks.
+		Namespace     string `json:"namespace"`
+		AdmissionPods string `json:"admissionPods"`
+	}
+	Load     loadResult
+	Webhooks webhookReport
+	Usage    []podUsage
+}
+
+// report prints a Markdown table of every run under the folders given: report DIR...
+func report(args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: report RUNDIR...")
+	}
+	var runs []run
+	for _, dir := range args {
+		var r run
+		for file, into := range map[string]any{"meta.json": &r.Meta, "load.json": &r.Load,
+			"webhooks.json": &r.Webhooks, "usage.json": &r.Usage} {
+			data, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(data, into); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(dir, file), err)
+			}
+		}
+		runs = append(runs, r)
+	}
+	sort.SliceStable(runs, func(a, b int) bool { return runs[a].Meta.Rate < runs[b].Meta.Rate })
+	fmt.Println("| contender | rate/s | creates ok / sent | mutated | errors | client p50 / p99 ms | " +
+		"webhook calls | slowest webhook p50 / p99 ms (API server) | admission admit / validate p99 ms | " +
+		"webhook pods CPU s (ms per create) | all its pods CPU s | its memory MiB (webhook pods) | API server CPU s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range runs {
+		fmt.Println(r.row())
+	}
+	return nil
+}
+
+func (r run) row() string {
+	var calls int64
+	var slowest latency
+	for _, w := range r.Webhooks.Webhooks {
+		calls += w.Count
+		if w.P99Ms > slowest.P99Ms {
+			slowest = w
+		}
+	}
+	steps := map[string]float64{}
+	for _, s := range r.Webhooks.Steps {
+		if strings.HasPrefix(s.Name, "CREATE ") {
+			steps[s.Type] = s.P99Ms
+		}
+	}
+	errs := r.Load.Errors + int(r.Webhooks.FailOpen)
+	for _, n := range r.Webhooks.Rejections {
+		errs += int(n)
+	}
+	var cpuAll, cpuAdmission, memAll, memAdmission, cpuAPI float64
+	for _, p := range r.Usage {
+		switch {
+		case p.Namespace == "kube-system" && strings.HasPrefix(p.Pod, "kube-apiserver-"):
+			cpuAPI += p.CPUSeconds
+		case p.Namespace == r.Meta.Namespace && r.Meta.Namespace != "":
+			cpuAll += p.CPUSeconds
+			memAll += p.MemoryMiB
+			if strings.HasPrefix(p.Pod, r.Meta.AdmissionPods) {
+				cpuAdmission += p.CPUSeconds
+				memAdmission += p.MemoryMiB
+			}
+		}
+	}
+	controller, perCreate, all, memory := "—", "", "—", "—"
+	if r.Meta.Namespace != "" {
+		controller = num(cpuAdmission)
+		if r.Load.Sent > 0 {
+			perCreate = fmt.Sprintf(" (%s)", num(1000*cpuAdmission/float64(r.Load.Sent)))
+		}
+		all = num(cpuAll)
+		memory = fmt.Sprintf("%s (%s)", num(memAll), num(memAdmission))
+	}
+	webhook := "—"
+	if calls > 0 {
+		webhook = fmt.Sprintf("%s / %s (%s)", num(slowest.P50Ms), num(slowest.P99Ms), slowest.Name)
+	}
+	return fmt.Sprintf("| %s | %s | %d / %d | %d | %d | %s / %s | %d | %s | %s / %s | %s%s | %s | %s | %s |",
+		r.Meta.Contender, num(r.Meta.Rate), r.Load.Created, r.Load.Sent, r.Load.Mutated, errs, num(r.Load.P50Ms),
+		num(r.Load.P99Ms), calls, webhook, num(steps["admit"]), num(steps["validate"]), controller, perCreate, all,
+		memory, num(cpuAPI))
+}
+
+// num prints three significant digits at most, as the tables of BENCHMARKS.md do.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
