@@ -27,7 +27,8 @@ type loadResult struct {
 	Created   int            `json:"created"`
 	Errors    int            `json:"errors"`
 	ErrorKind map[string]int `json:"errorKinds,omitempty"`
-	// Mutated counts created objects whose returned body carries every expected mutation (-expect).
+	// Mutated counts created objects whose returned body carries every expected mutation (-expect); with none
+	// expected, every created object.
 	Mutated   int     `json:"mutated"`
 	P50Ms     float64 `json:"p50Ms"`
 	P90Ms     float64 `json:"p90Ms"`

@@ -14,11 +14,11 @@ import (
 )
 
 // Series of the API server's /metrics that webhooks reads: the latency of each webhook call as the API server
-// measured it, its admission phases per resource (every webhook of a phase and the built-in plugins), and the
-// calls that failed.
+// measured it, its whole handling of the resource's creates (admission, webhooks and storage), and the calls that
+// failed.
 const (
 	webhookDuration = "apiserver_admission_webhook_admission_duration_seconds"
-	stepDuration    = "apiserver_admission_step_admission_duration_seconds"
+	requestDuration = "apiserver_request_duration_seconds"
 	webhookRejected = "apiserver_admission_webhook_rejection_count"
 	webhookFailOpen = "apiserver_admission_webhook_fail_open_count"
 )
@@ -33,7 +33,7 @@ type latency struct {
 
 type webhookReport struct {
 	Webhooks   []latency        `json:"webhooks"`
-	Steps      []latency        `json:"steps"`
+	Creates    []latency        `json:"creates"`
 	Rejections map[string]int64 `json:"rejections"`
 	FailOpen   int64            `json:"failOpen"`
 }
@@ -59,8 +59,9 @@ func webhooks(args []string) error {
 	report.Webhooks = histograms(delta, webhookDuration, func(l map[string]string) (string, string, bool) {
 		return l["name"], l["type"], true
 	})
-	report.Steps = histograms(delta, stepDuration, func(l map[string]string) (string, string, bool) {
-		return l["operation"] + " " + l["resource"], l["type"], l["resource"] == args[2] && l["subresource"] == ""
+	report.Creates = histograms(delta, requestDuration, func(l map[string]string) (string, string, bool) {
+		return l["resource"], l["verb"], l["verb"] == "POST" && l["resource"] == args[2] && l["subresource"] == "" &&
+			l["dry_run"] == ""
 	})
 	for key, value := range delta {
 		name, labels := parseKey(key)
@@ -152,7 +153,7 @@ func scrape(file string) (map[string]float64, error) {
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		line := scanner.Text()
-		if !strings.HasPrefix(line, "apiserver_admission_") {
+		if !strings.HasPrefix(line, "apiserver_admission_") && !strings.HasPrefix(line, requestDuration+"_bucket") {
 			continue
 		}
 		m := sample.FindStringSubmatch(line)
