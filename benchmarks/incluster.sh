@@ -99,8 +99,8 @@ kyverno_image() {
   mkdir -m 1777 "$ctx/tmp"
   printf '%s\n' 'FROM scratch' 'COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt' 'COPY tmp /tmp' \
     "COPY app /ko-app/$binary" 'USER 65532:65532' "ENTRYPOINT [\"/ko-app/$binary\"]" >"$ctx/Dockerfile"
-  DOCKER_BUILDKIT=0 docker build -q -t "$ref" "$ctx" >/dev/null
-  rm -rf "$ctx"
+  DOCKER_BUILDKIT=0 docker build -q -t "$ref" "$ctx" >/dev/null 2>"$ctx.log" || { cat "$ctx.log"; die "docker build of $ref"; }
+  rm -rf "$ctx" "$ctx.log"
 }
 
 # Every image the chart's defaults name (helm template | grep image:), the readiness checker for its pre-delete hooks;

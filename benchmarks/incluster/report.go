@@ -107,7 +107,7 @@ func (r run) row() string {
 		mutated = strconv.Itoa(r.Load.Mutated)
 	}
 	return fmt.Sprintf("| %s | %s | %d / %d | %s | %d | %s / %s | %s / %s | %d | %s | %s%s | %s | %s | %s |",
-		r.Meta.Contender, num(r.Meta.Rate), r.Load.Created, r.Load.Sent, mutated, errs, num(r.Load.P50Ms),
+		fmt.Sprintf("%s #%d", r.Meta.Contender, r.Meta.Round), num(r.Meta.Rate), r.Load.Created, r.Load.Sent, mutated, errs, num(r.Load.P50Ms),
 		num(r.Load.P99Ms), num(creates.P50Ms), num(creates.P99Ms), calls, webhook, controller, perCreate, all,
 		memory, num(cpuAPI))
 }
