@@ -46,7 +46,7 @@ func load(args []string) error {
 	namespace := fs.String("namespace", "", "namespace to create in")
 	kind := fs.String("kind", "pod", "pod or configmap")
 	node := fs.String("node", "", "spec.nodeName of the pods (a node with no kubelet: nothing runs them)")
-	rate := fs.Float64("rate", 10, "creates per second")
+	rate := fs.Float64("rate", 10, "creates per second; 0 sends nothing for -duration (an idle window, for the CPU at rest)")
 	duration := fs.Duration("duration", 30*time.Second, "how long to send")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-request timeout")
 	maxInFlight := fs.Int("max-in-flight", 2000, "creates outstanding at once; past it a create counts as an error")
@@ -54,8 +54,8 @@ func load(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *server == "" || *namespace == "" || *rate <= 0 {
-		return errors.New("load: -server, -namespace and a positive -rate are required")
+	if *server == "" || *namespace == "" || *rate < 0 {
+		return errors.New("load: -server, -namespace and a -rate of 0 or more are required")
 	}
 	client, err := httpsClient(*caFile, *certFile, *keyFile, *timeout)
 	if err != nil {
@@ -78,7 +78,10 @@ func load(args []string) error {
 	slots := make(chan struct{}, *maxInFlight)
 	var wg sync.WaitGroup
 	var maxLate time.Duration
-	interval := time.Duration(float64(time.Second) / *rate)
+	interval := time.Duration(0)
+	if total > 0 {
+		interval = time.Duration(float64(time.Second) / *rate)
+	}
 	start := time.Now()
 	for i := range total {
 		scheduled := start.Add(time.Duration(i) * interval)
@@ -104,6 +107,7 @@ func load(args []string) error {
 		}()
 	}
 	wg.Wait()
+	time.Sleep(time.Until(start.Add(*duration)))
 
 	result := loadResult{Kind: *kind, Rate: *rate, Seconds: duration.Seconds(), Sent: total,
 		ErrorKind: map[string]int{}, MaxLateMs: ms(maxLate)}

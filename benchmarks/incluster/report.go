@@ -48,17 +48,39 @@ func report(args []string) error {
 		runs = append(runs, r)
 	}
 	sort.SliceStable(runs, func(a, b int) bool { return runs[a].Meta.Rate < runs[b].Meta.Rate })
+	// A rate of 0 is an idle window of the same length: its CPU is what the contender burns at rest, subtracted
+	// from the loaded runs' of the same contender and round for the CPU per create net of idle.
+	idle := map[string]float64{}
+	for _, r := range runs {
+		if r.Meta.Rate == 0 {
+			idle[fmt.Sprintf("%s #%d", r.Meta.Contender, r.Meta.Round)], _ = r.cpu()
+		}
+	}
 	fmt.Println("| contender | rate/s | creates ok / sent | mutated | errors | client p50 / p99 ms | " +
 		"API server's create p50 / p99 ms | webhook calls | slowest webhook p50 / p99 ms (API server) | " +
-		"webhook pods CPU s (ms per create) | all its pods CPU s | its memory MiB (webhook pods) | API server CPU s |")
+		"webhook pods CPU s (ms per create; net of idle) | all its pods CPU s | its memory MiB (webhook pods) | API server CPU s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range runs {
-		fmt.Println(r.row())
+		fmt.Println(r.row(idle))
 	}
 	return nil
 }
 
-func (r run) row() string {
+// cpu is the CPU seconds of the contender's webhook pods and of all its pods.
+func (r run) cpu() (admission, all float64) {
+	for _, p := range r.Usage {
+		if p.Namespace == r.Meta.Namespace && r.Meta.Namespace != "" {
+			all += p.CPUSeconds
+			if strings.HasPrefix(p.Pod, r.Meta.AdmissionPods) {
+				admission += p.CPUSeconds
+			}
+		}
+	}
+	return admission, all
+}
+
+func (r run) row(idle map[string]float64) string {
+	name := fmt.Sprintf("%s #%d", r.Meta.Contender, r.Meta.Round)
 	var calls int64
 	var slowest latency
 	for _, w := range r.Webhooks.Webhooks {
@@ -75,16 +97,15 @@ func (r run) row() string {
 	for _, n := range r.Webhooks.Rejections {
 		errs += int(n)
 	}
-	var cpuAll, cpuAdmission, memAll, memAdmission, cpuAPI float64
+	cpuAdmission, cpuAll := r.cpu()
+	var memAll, memAdmission, cpuAPI float64
 	for _, p := range r.Usage {
 		switch {
 		case p.Namespace == "kube-system" && strings.HasPrefix(p.Pod, "kube-apiserver-"):
 			cpuAPI += p.CPUSeconds
 		case p.Namespace == r.Meta.Namespace && r.Meta.Namespace != "":
-			cpuAll += p.CPUSeconds
 			memAll += p.MemoryMiB
 			if strings.HasPrefix(p.Pod, r.Meta.AdmissionPods) {
-				cpuAdmission += p.CPUSeconds
 				memAdmission += p.MemoryMiB
 			}
 		}
@@ -93,7 +114,11 @@ func (r run) row() string {
 	if r.Meta.Namespace != "" {
 		controller = num(cpuAdmission)
 		if r.Load.Sent > 0 {
-			perCreate = fmt.Sprintf(" (%s)", num(1000*cpuAdmission/float64(r.Load.Sent)))
+			perCreate = fmt.Sprintf(" (%s", num(1000*cpuAdmission/float64(r.Load.Sent)))
+			if at, ok := idle[name]; ok {
+				perCreate += "; " + num(1000*(cpuAdmission-at)/float64(r.Load.Sent))
+			}
+			perCreate += ")"
 		}
 		all = num(cpuAll)
 		memory = fmt.Sprintf("%s (%s)", num(memAll), num(memAdmission))
@@ -107,7 +132,7 @@ func (r run) row() string {
 		mutated = strconv.Itoa(r.Load.Mutated)
 	}
 	return fmt.Sprintf("| %s | %s | %d / %d | %s | %d | %s / %s | %s / %s | %d | %s | %s%s | %s | %s | %s |",
-		fmt.Sprintf("%s #%d", r.Meta.Contender, r.Meta.Round), num(r.Meta.Rate), r.Load.Created, r.Load.Sent, mutated, errs, num(r.Load.P50Ms),
+		name, num(r.Meta.Rate), r.Load.Created, r.Load.Sent, mutated, errs, num(r.Load.P50Ms),
 		num(r.Load.P99Ms), num(creates.P50Ms), num(creates.P99Ms), calls, webhook, controller, perCreate, all,
 		memory, num(cpuAPI))
 }
