@@ -33,11 +33,7 @@ func usage(args []string) error {
 	if len(args) < 3 {
 		return errors.New("usage: usage BEFORE AFTER NAMESPACE...")
 	}
-	before, err := readSummary(args[0])
-	if err != nil {
-		return err
-	}
-	after, err := readSummary(args[1])
+	before, after, err := readPair(args, readSummary)
 	if err != nil {
 		return err
 	}
@@ -70,4 +66,13 @@ func readSummary(file string) (summary, error) {
 		return s, err
 	}
 	return s, json.Unmarshal(data, &s)
+}
+
+// readPair reads the two snapshots (before, after) named by the first two arguments.
+func readPair[T any](args []string, read func(string) (T, error)) (before, after T, err error) {
+	if before, err = read(args[0]); err != nil {
+		return before, after, err
+	}
+	after, err = read(args[1])
+	return before, after, err
 }

@@ -43,13 +43,17 @@ func webhooks(args []string) error {
 	if len(args) != 3 {
 		return errors.New("usage: webhooks BEFORE AFTER RESOURCE")
 	}
-	before, err := scrape(args[0])
+	report, err := diffScrapes(args[0], args[1], args[2])
 	if err != nil {
 		return err
 	}
-	after, err := scrape(args[1])
+	return json.NewEncoder(os.Stdout).Encode(report)
+}
+
+func diffScrapes(beforeFile, afterFile, resource string) (webhookReport, error) {
+	before, after, err := readPair([]string{beforeFile, afterFile}, scrape)
 	if err != nil {
-		return err
+		return webhookReport{}, err
 	}
 	delta := map[string]float64{}
 	for key, value := range after {
@@ -60,7 +64,7 @@ func webhooks(args []string) error {
 		return l["name"], l["type"], true
 	})
 	report.Creates = histograms(delta, requestDuration, func(l map[string]string) (string, string, bool) {
-		return l["resource"], l["verb"], l["verb"] == "POST" && l["resource"] == args[2] && l["subresource"] == "" &&
+		return l["resource"], l["verb"], l["verb"] == "POST" && l["resource"] == resource && l["subresource"] == "" &&
 			l["dry_run"] == ""
 	})
 	for key, value := range delta {
@@ -73,7 +77,7 @@ func webhooks(args []string) error {
 			report.FailOpen += int64(value)
 		}
 	}
-	return json.NewEncoder(os.Stdout).Encode(report)
+	return report, nil
 }
 
 // histograms groups a family's buckets by the key that group gives (summing the other labels) and reads each
