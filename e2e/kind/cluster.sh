@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A kind cluster for the in-cluster scenarios, and Remold's image built and loaded into it as a user would.
 #
-#   e2e/kind/cluster.sh up             create the cluster "remold-kind", anew (REMOLD_KIND_REUSE=1: keep a healthy one)
+#   e2e/kind/cluster.sh up             create the cluster ($REMOLD_KIND_NAME, default "remold-kind"), anew (REMOLD_KIND_REUSE=1: keep a healthy one)
 #   e2e/kind/cluster.sh image TAG      docker build the repository's Dockerfile as remold.local/remold:TAG, kind load it
 #   e2e/kind/cluster.sh env            print exports: KUBECONFIG, REMOLD_KIND_CLUSTER, REMOLD_KIND_BIN
 #   e2e/kind/cluster.sh down           delete the cluster
@@ -9,12 +9,13 @@
 # Where Docker Hub answers, the node is kind's public kindest/node and the image's bases are the Dockerfile's
 # defaults; where no registry is reachable (this project's machines), e2e/kind/node-image.sh builds the node image
 # and remold-bases() below builds the bases from Debian and the local JDK. Both paths run the same scenarios.
-# Docker must be running (CI: ../shared/tools/docker-up). Environment: KUBERNETES_VERSION, REMOLD_KIND_STATE.
+# Docker must be running (CI: ../shared/tools/docker-up). Environment: KUBERNETES_VERSION, REMOLD_KIND_STATE,
+# REMOLD_KIND_NAME (the cluster's name, default remold-kind; benchmarks/incluster.sh uses its own).
 set -euo pipefail
 shopt -s inherit_errexit
 
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.36.3}"
-NAME=remold-kind
+NAME="${REMOLD_KIND_NAME:-remold-kind}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$HERE/../.." && pwd)"
 STATE="${REMOLD_KIND_STATE:-$HERE/../target/kind}"

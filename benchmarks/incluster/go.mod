@@ -1,0 +1,3 @@
+module remold.io/benchmarks/incluster
+
+go 1.26
