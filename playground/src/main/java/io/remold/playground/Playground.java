@@ -119,7 +119,7 @@ final class Playground implements AutoCloseable {
         JsonObject request;
         try (JsonReader reader = Json.createReader(new ByteArrayInputStream(body))) {
             request = reader.readObject();
-        } catch (JsonException e) {
+        } catch (JsonException | NumberFormatException e) { // a number beyond BigDecimal's exponent is refused too
             problem(res, 400, "the body is not a JSON object: " + e.getMessage());
             return;
         }

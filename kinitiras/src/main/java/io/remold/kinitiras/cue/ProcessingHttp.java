@@ -63,6 +63,8 @@ record ProcessingHttp(ValueSources sources) implements CueEvaluator.HttpTasks {
             return reader.readValue();
         } catch (JsonParsingException e) {
             throw new CueException("processing.http.request.body is not JSON: " + e.getMessage());
+        } catch (NumberFormatException e) {
+            throw new CueException("processing.http.request.body has a number out of range: " + e.getMessage());
         }
     }
 

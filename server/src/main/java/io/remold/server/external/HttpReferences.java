@@ -182,7 +182,7 @@ final class HttpReferences implements HttpAnswers {
     private static JsonValue json(byte[] body) {
         try (var reader = ProviderProtocol.JSON.createReader(new ByteArrayInputStream(body))) {
             return reader.readValue();
-        } catch (JsonException e) {
+        } catch (JsonException | NumberFormatException e) { // a number beyond BigDecimal's exponent: not JSON here
             return null;
         }
     }

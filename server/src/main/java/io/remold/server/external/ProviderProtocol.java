@@ -55,6 +55,9 @@ final class ProviderProtocol {
             document = reader.readValue();
         } catch (JsonException e) {
             throw new Refused("malformed answer: " + e.getMessage());
+        } catch (NumberFormatException e) {
+            // Parsson reads each number as a BigDecimal, which refuses an exponent beyond an int (1E9999999999)
+            throw new Refused("malformed answer: a number out of range (" + e.getMessage() + ")");
         }
         if (!(document instanceof JsonObject object) || !(object.get("response") instanceof JsonObject response)) {
             throw new Refused("malformed answer: expected a ProviderResponse with a response object");

@@ -67,6 +67,8 @@ class ProviderProtocolTest {
             {"response": {"idempotent": false, "items": []}}            | the provider says its answers are not
             {"response": {"items": [{"key": "a", "value": 1}]}}         | the provider says its answers are not
             {"response": {"idempotent": "true", "items": []}}           | the provider says its answers are not
+            66666666E6666666666666666666666666                          | malformed answer: a number out of range
+            {"response": {"idempotent": true, "items": [{"key": "a", "value": 1E99999999999}]}} | malformed answer: a number out of range
             """)
     void unusableAnswersFailTheWholeCall(String body, String why) {
         var refused = assertThrows(ProviderProtocol.Refused.class, () -> ProviderProtocol.response(bytes(body)));
