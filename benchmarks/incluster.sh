@@ -10,6 +10,8 @@
 #                                                            # whose CPU the table subtracts per create)
 #   benchmarks/incluster.sh --rates "10 25" --seconds 20 --order "baseline kyverno remold"
 #   benchmarks/incluster.sh --keep                           # leave the cluster up afterwards
+#   benchmarks/incluster.sh --warmup 60                      # after each install, 60 s unmeasured at the top rate
+#                                                            # (a young JVM's JIT out of the measured windows)
 #
 # Kyverno v1.19.1 is built here from its Go module (binaries cached by version under ~/.cache/remold-e2e), its
 # images from those binaries (no registry is reachable), and its chart installed with its defaults: the only
@@ -26,6 +28,7 @@ SECONDS_PER_RATE=30
 ORDER="baseline remold kyverno"
 ROUNDS=1
 KEEP=0
+WARMUP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rates) RATES=$2; shift 2 ;;
@@ -33,7 +36,8 @@ while [ $# -gt 0 ]; do
     --order) ORDER=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -224,6 +228,35 @@ drop_namespace() {
   k delete namespace "$1" --wait=true --timeout=300s >/dev/null
 }
 
+# throttling NAMESPACE PREFIX: the CFS counters (cpu.stat: usage_usec, nr_periods, nr_throttled, throttled_usec)
+# of each pod whose name starts with PREFIX, read from its cgroup on the kind node: what a CPU limit's quota did,
+# which the kubelet's averages cannot show.
+throttling() {
+  local ns=$1 prefix=$2 name uid
+  [ -n "$ns" ] || return 0
+  k -n "$ns" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.uid}{"\n"}{end}' |
+    while read -r name uid; do
+      [[ "$name" == "$prefix"* ]] || continue
+      printf '%s ' "$name"
+      docker exec "$NODE" sh -c "cat \"\$(find /sys/fs/cgroup -maxdepth 6 -type d \( -name '*pod$uid*' -o \
+        -name '*pod${uid//-/_}*' \) | head -n1)/cpu.stat\"" | tr '\n' ' '
+      echo
+    done
+}
+
+# warm_up CONTENDER: WARMUP seconds of creates at the highest rate, not measured, in a namespace of their own.
+warm_up() {
+  local top=0 rate ns="bench-warmup-$1"
+  for rate in $RATES; do (( ${rate%.*} > top )) && top=${rate%.*}; done
+  [ "$WARMUP" -gt 0 ] && [ "$top" -gt 0 ] || return 0
+  k create namespace "$ns" >/dev/null
+  until_ok 60 "ServiceAccount default in $ns" k -n "$ns" get serviceaccount default
+  log "$1: warming up, $top creates/s for $WARMUP s (not measured)"
+  "$TOOL" load -server "$SERVER" -ca "$OUT/ca.pem" -cert "$OUT/client.pem" -key "$OUT/client-key.pem" \
+    -namespace "$ns" -kind pod -node "$FAKE_NODE" -rate "$top" -duration "${WARMUP}s" -expect "" >/dev/null
+  drop_namespace "$ns"
+}
+
 # ---- one measured run ----
 
 measure() {
@@ -246,6 +279,7 @@ measure() {
   sleep 15
   k get --raw /metrics >"$dir/metrics-before.txt"
   k get --raw "/api/v1/nodes/$NODE/proxy/stats/summary" >"$dir/summary-before.json"
+  throttling "$controller_ns" "$admission_pods" >"$dir/throttling-before.txt"
   log "$contender: $rate creates/s for $SECONDS_PER_RATE s in $ns"
   "$TOOL" load -server "$SERVER" -ca "$OUT/ca.pem" -cert "$OUT/client.pem" -key "$OUT/client-key.pem" \
     -namespace "$ns" -kind pod -node "$FAKE_NODE" -rate "$rate" -duration "${SECONDS_PER_RATE}s" \
@@ -253,6 +287,8 @@ measure() {
   sleep 20
   k get --raw /metrics >"$dir/metrics-after.txt"
   k get --raw "/api/v1/nodes/$NODE/proxy/stats/summary" >"$dir/summary-after.json"
+  throttling "$controller_ns" "$admission_pods" >"$dir/throttling-after.txt"
+  [ ! -s "$dir/throttling-after.txt" ] || log "$contender: cpu.stat before: $(cat "$dir/throttling-before.txt"); after: $(cat "$dir/throttling-after.txt")"
   "$TOOL" webhooks "$dir/metrics-before.txt" "$dir/metrics-after.txt" pods >"$dir/webhooks.json"
   # shellcheck disable=SC2086
   "$TOOL" usage "$dir/summary-before.json" "$dir/summary-after.json" kube-system $controller_ns >"$dir/usage.json"
@@ -298,6 +334,7 @@ for round in $(seq "$ROUNDS"); do
     log "installing $contender (round $round)"
     "install_$contender"
     probe "$contender"
+    warm_up "$contender"
     for rate in $RATES; do measure "$contender" "$rate" "$round"; done
     log "uninstalling $contender"
     "uninstall_$contender"
