@@ -93,6 +93,14 @@ public final class Provenance {
      * past the response bound.
      */
     public static Decision annotated(Decision decision, JsonValue original) {
+        return decision.patch().isEmpty() ? decision : annotated(decision, original, changedBy(decision));
+    }
+
+    /**
+     * {@link #annotated(Decision, JsonValue)} with the annotation's value already made by {@link #changedBy}, for a
+     * caller that also logs it.
+     */
+    public static Decision annotated(Decision decision, JsonValue original, String value) {
         if (decision.patch().isEmpty() || !(decision.result() instanceof JsonObject result)) {
             return decision;
         }
@@ -101,7 +109,6 @@ public final class Provenance {
                 || !(meta.getOrDefault("annotations", JsonValue.EMPTY_JSON_OBJECT) instanceof JsonObject annotations)) {
             return decision;
         }
-        String value = annotation(fields(decision, MAX_PAIRS, Generations.NONE), decision.patch().size());
         if (annotations.get(ANNOTATION) instanceof JsonString s && s.getString().equals(value)) {
             return decision;
         }
@@ -113,6 +120,14 @@ public final class Provenance {
             return decision;
         }
         return new Decision(annotated, patch, decision.rejections(), decision.outcomes());
+    }
+
+    /**
+     * {@link #ANNOTATION}'s value for {@code decision}: its first {@link #MAX_PAIRS} fields' writers (at most that
+     * many passes over the rules' operations), the rest counted.
+     */
+    public static String changedBy(Decision decision) {
+        return annotation(fields(decision, MAX_PAIRS, Generations.NONE), decision.patch().size());
     }
 
     /**

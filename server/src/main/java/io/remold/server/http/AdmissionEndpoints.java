@@ -48,7 +48,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -226,12 +225,13 @@ final class AdmissionEndpoints {
         });
         warnings.addAll(0, changes);
         var patchedBy = changedBy.values().stream().flatMap(List::stream).toList();
-        // Who changed which field: 16 passes over the rules' operations at most, whatever the object brought.
-        Decision sent = provenanceAnnotation ? Provenance.annotated(decision, review.object()) : decision;
-        logDecision(review, decision.patch().isEmpty() ? "rule failed" : "patched", patchedBy, start,
-                decision.patch().isEmpty() ? null : () -> Provenance.annotation(
-                        Provenance.fields(decision, Provenance.MAX_PAIRS, Provenance.Generations.NONE),
-                        decision.patch().size()));
+        // Who changed which field: made once for the annotation and the log line, when either wants it (16 passes
+        // over the rules' operations at most, whatever the object brought).
+        String fieldsBy = decision.patch().isEmpty() || !(provenanceAnnotation || DECISIONS.isLoggable(Level.INFO))
+                ? null : Provenance.changedBy(decision);
+        Decision sent = provenanceAnnotation && fieldsBy != null
+                ? Provenance.annotated(decision, review.object(), fieldsBy) : decision;
+        logDecision(review, decision.patch().isEmpty() ? "rule failed" : "patched", patchedBy, start, fieldsBy);
         var response = new AdmissionReview.Response(review.uid(),
                 sent.patch().isEmpty() ? null : sent.patch(), warnings, audit, null);
         return new Result(response, decision.patch().isEmpty() ? Metrics.Outcome.allowed : Metrics.Outcome.patched);
@@ -546,16 +546,16 @@ final class AdmissionEndpoints {
         logDecision(review, what, rules, startNanos, null);
     }
 
-    /** The decision's log line; {@code changedBy}, when not null, gives its {@code changedBy} field (rule to paths). */
+    /** The decision's log line; {@code changedBy}, when not null, is its {@code changedBy} field (rule to paths). */
     private static void logDecision(AdmissionReview review, String what, List<String> rules, long startNanos,
-                                    Supplier<String> changedBy) {
+                                    String changedBy) {
         if (!DECISIONS.isLoggable(Level.INFO)) {
             return; // decision lines turned off: skip gathering the fields
         }
         var fields = new LinkedHashMap<String, Object>();
         fields.put("rules", rules);
         if (changedBy != null) {
-            fields.put("changedBy", changedBy.get());
+            fields.put("changedBy", changedBy);
         }
         fields.put("operation", review.operation().name());
         fields.put("kind", review.kind());
