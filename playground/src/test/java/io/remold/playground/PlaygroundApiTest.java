@@ -225,6 +225,13 @@ class PlaygroundApiTest {
     }
 
     @Test
+    void aNumberBeyondBigDecimalsExponentIs400WithAReason() throws Exception {
+        HttpResponse<String> response = post("{\"rules\": 1E99999999999}");
+        assertThat(response.statusCode(), equalTo(400));
+        assertThat(json(response.body()).getString("problem"), startsWith("the body is not a JSON object"));
+    }
+
+    @Test
     void aFullPlaygroundIs503WithAReason() throws Exception {
         var evaluations = new Semaphore(1);
         try (var busy = Playground.start("127.0.0.1", 0, Examples.read(EXAMPLES), evaluations)) {

@@ -79,7 +79,7 @@ class HttpReferencesTest {
         return "https://localhost:" + server.getAddress().getPort();
     }
 
-    /** As its path says: echo, slow, huge, redirect, notJson, status-NNN; each call counted by path. */
+    /** As its path says: echo, slow, huge, redirect, notJson, hugeExponent, status-NNN; each call counted by path. */
     private static void handle(HttpExchange exchange) throws IOException {
         try (exchange; InputStream in = exchange.getRequestBody()) {
             String path = exchange.getRequestURI().getPath();
@@ -106,6 +106,7 @@ class HttpReferencesTest {
                     send(exchange, 302, "{}");
                 }
                 case "notJson" -> send(exchange, 200, "tier: gold");
+                case "hugeExponent" -> send(exchange, 200, "{\"tier\": 1E99999999999}");
                 default -> send(exchange, Integer.parseInt(path.substring(path.lastIndexOf('-') + 1)),
                         "{\"error\":true}");
             }
@@ -169,6 +170,7 @@ class HttpReferencesTest {
             /api/status-404 | the service answered HTTP 404
             /api/status-503 | the service answered HTTP 503
             /api/notJson    | the answer is not JSON
+            /api/hugeExponent | the answer is not JSON
             /api/redirect   | the service answered HTTP 302
             /api/huge       | call to https://localhost:PORT failed: the answer is larger than 1024 KiB
             """)
